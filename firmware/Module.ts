@@ -1,0 +1,249 @@
+import type { Clock } from "./Clock.js";
+import { crcMalformed, crcMismatch, jsonObjectExpected, lineTooLong } from "./errors.js";
+import type { ModuleContext } from "./ModuleContext.js";
+import { silentLog, type ModuleLog } from "./ModuleLog.js";
+import { SimPowerSource, type PowerSource } from "./PowerSource.js";
+import { randomInt, type Random } from "./Random.js";
+import { appendCrc, checkRequestCrc } from "./host/RequestCrc.js";
+import { isJsonObject, type JsonObject } from "./requests/Args.js";
+import { RequestDispatcher } from "./requests/RequestDispatcher.js";
+import { allRequests } from "./requests/index.js";
+import type { KvStore } from "./storage/KvStore.js";
+import { Notebox } from "./storage/Notebox.js";
+import { VARIANTS, variantNamed, type Variant, type VariantName } from "./Variant.js";
+import type { SimError } from "./SimError.js";
+
+export interface ModuleOptions {
+  readonly clock: Clock;
+  readonly random: Random;
+  /** Where the module's flash lives. */
+  readonly store: KvStore;
+  readonly variant?: VariantName | Variant;
+  readonly power?: PowerSource;
+  readonly log?: ModuleLog;
+  /** Longest JSON request line accepted, in bytes (default 8192). */
+  readonly maxRequestBytes?: number;
+  /**
+   * Start with the time known, as if the module had already synced once (CI convenience). By
+   * default the time is unknown until a hub session or a host sideload sets it.
+   */
+  readonly timeKnown?: boolean;
+}
+
+export const DEFAULT_MAX_REQUEST_BYTES = 8192;
+
+const decoder = new TextDecoder();
+let sharedDispatcher: RequestDispatcher | undefined;
+
+/** The identity record, generated on first boot and kept in flash. */
+interface Identity {
+  device: string;
+}
+
+/**
+ * One simulated module, composed from its ports. Requests are processed one at a time in
+ * arrival order, whichever link they came from, as on the real module.
+ */
+export class Module implements ModuleContext {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly variant: Variant;
+  readonly power: PowerSource;
+  readonly log: ModuleLog;
+  readonly dispatcher: RequestDispatcher;
+  readonly #options: ModuleOptions;
+  readonly #maxRequestBytes: number;
+  #notebox!: Notebox;
+  #bootedAt = 0;
+  #timeBase: { clockMs: number; seconds: number } | undefined;
+  #queue: Promise<unknown> = Promise.resolve();
+  #restartPending = false;
+  #binaryReceiver: ((bytes: Uint8Array | undefined) => void) | undefined;
+  #closed = false;
+
+  private constructor(options: ModuleOptions) {
+    this.#options = options;
+    this.clock = options.clock;
+    this.random = options.random;
+    const variant = options.variant ?? "cell";
+    const resolved = typeof variant === "string" ? variantNamed(variant) : variant;
+    if (!resolved)
+      throw new Error(
+        `unknown module variant ${String(variant)}; one of ${Object.keys(VARIANTS).join(", ")}`,
+      );
+    this.variant = resolved;
+    this.power = options.power ?? new SimPowerSource();
+    this.log = options.log ?? silentLog;
+    this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+    this.dispatcher = sharedDispatcher ??= new RequestDispatcher(allRequests);
+  }
+
+  /** Powers a module on: reads its flash and gets ready for requests. */
+  static async boot(options: ModuleOptions): Promise<Module> {
+    const module = new Module(options);
+    await module.#boot();
+    return module;
+  }
+
+  async #boot(): Promise<void> {
+    this.#notebox = await Notebox.open(this.#options.store);
+    this.#bootedAt = this.clock.now();
+    this.#timeBase = this.#options.timeKnown ? { clockMs: 0, seconds: 0 } : undefined;
+    this.#binaryReceiver = undefined;
+    if (!this.#notebox.config<Identity>("identity")) {
+      await this.#notebox.transact(() =>
+        this.#notebox.setConfig("identity", { device: this.#newDeviceUid() }),
+      );
+    }
+    const recovery = this.#notebox.recovery;
+    if (recovery) {
+      this.log.warn("flash recovered after an unclean shutdown", { details: recovery.details });
+    }
+    this.log.info("module booted", { device: this.deviceUid, variant: this.variant.name });
+  }
+
+  #newDeviceUid(): string {
+    let digits = "8";
+    for (let i = 0; i < 14; i++) digits += String(randomInt(this.random, 10));
+    return `dev:${digits}`;
+  }
+
+  get notebox(): Notebox {
+    return this.#notebox;
+  }
+
+  get bootedAt(): number {
+    return this.#bootedAt;
+  }
+
+  /** The module's DeviceUID (`dev:` and 15 digits), fixed at first boot. */
+  get deviceUid(): string {
+    return this.#notebox.config<Identity>("identity")?.device ?? "";
+  }
+
+  time(): number | undefined {
+    if (!this.#timeBase) return undefined;
+    return Math.floor(this.#timeBase.seconds + (this.clock.now() - this.#timeBase.clockMs) / 1000);
+  }
+
+  setTime(seconds: number): void {
+    this.#timeBase = { clockMs: this.clock.now(), seconds };
+  }
+
+  noteTime(): number {
+    return this.time() ?? 0;
+  }
+
+  restartAfterReply(): void {
+    this.#restartPending = true;
+  }
+
+  /**
+   * The next line from the host is raw binary for `receiver` (after `card.binary.put`); the
+   * receiver gets undefined when that line was too long for the link to hold.
+   */
+  expectBinary(receiver: (bytes: Uint8Array | undefined) => void): void {
+    this.#binaryReceiver = receiver;
+  }
+
+  /** A line too long for the link was dropped: answer it (or fail the pending binary transfer). */
+  handleOverflow(_length: number): Promise<string | undefined> {
+    return this.#serialize(async () => {
+      const receiver = this.#binaryReceiver;
+      if (receiver) {
+        this.#binaryReceiver = undefined;
+        receiver(undefined);
+        return undefined;
+      }
+      return this.#errorLine(lineTooLong(this.#maxRequestBytes));
+    });
+  }
+
+  /**
+   * Handles one line from a host link (without its `\n`) and returns the bytes to send back:
+   * a JSON reply ending `\r\n`, `\r\n` alone for a blank line, or undefined (a `cmd`, binary data).
+   */
+  handleLine(line: Uint8Array): Promise<string | undefined> {
+    return this.#serialize(() => this.#handleLine(line));
+  }
+
+  /** Processes one request object in-process (no CRC): the reply, or undefined for a `cmd`. */
+  request(req: JsonObject): Promise<JsonObject | undefined> {
+    return this.#serialize(async () => {
+      const { reply } = await this.dispatcher.dispatch(req, this);
+      await this.#afterReply();
+      return reply;
+    });
+  }
+
+  /** Waits for queued requests, then lets go of the store. */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.#queue.catch(() => undefined);
+    await this.#options.store.close();
+  }
+
+  #serialize<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#queue.then(task, task);
+    this.#queue = run.catch(() => undefined);
+    return run;
+  }
+
+  async #handleLine(line: Uint8Array): Promise<string | undefined> {
+    const receiver = this.#binaryReceiver;
+    if (receiver) {
+      this.#binaryReceiver = undefined;
+      receiver(line);
+      return undefined;
+    }
+    if (line.length > this.#maxRequestBytes) return this.#errorLine(lineTooLong(this.#maxRequestBytes));
+    const text = decoder.decode(line).trim();
+    if (text === "") return "\r\n";
+
+    const crc = checkRequestCrc(text);
+    let req: unknown;
+    try {
+      req = JSON.parse(text);
+    } catch (error) {
+      return this.#errorLine(jsonObjectExpected(restOfLine(text, error)));
+    }
+    if (!isJsonObject(req)) return this.#errorLine(jsonObjectExpected(text));
+    const sequence = crc.kind === "ok" || crc.kind === "mismatch" ? crc.sequence : undefined;
+    if (crc.kind === "mismatch" || crc.kind === "malformed") {
+      if (req["cmd"] !== undefined && req["req"] === undefined) return undefined;
+      const err = crc.kind === "mismatch" ? crcMismatch() : crcMalformed();
+      const reply: JsonObject = { err: err.message };
+      if (req["id"] !== undefined) reply["id"] = req["id"];
+      return this.#wire(reply, sequence);
+    }
+    const { reply, name, ignored } = await this.dispatcher.dispatch(req, this);
+    if (ignored && ignored.length > 0)
+      this.log.debug("request fields ignored", { request: name, fields: ignored });
+    await this.#afterReply();
+    return reply ? this.#wire(reply, sequence) : undefined;
+  }
+
+  #errorLine(error: SimError): string {
+    return this.#wire({ err: error.message }, undefined);
+  }
+
+  #wire(reply: JsonObject, sequence: number | undefined): string {
+    const json = JSON.stringify(reply);
+    return (sequence === undefined ? json : appendCrc(json, sequence)) + "\r\n";
+  }
+
+  async #afterReply(): Promise<void> {
+    if (!this.#restartPending) return;
+    this.#restartPending = false;
+    this.log.info("module restarting");
+    await this.#boot();
+  }
+}
+
+/** What follows the position where JSON parsing failed, as the module's parser reports it. */
+function restOfLine(text: string, error: unknown): string {
+  const match = /position (\d+)/.exec(String((error as Error)?.message));
+  const at = match ? Number(match[1]) : 0;
+  return text.slice(Math.min(at, text.length)) || text;
+}

@@ -1,0 +1,31 @@
+import type { Clock } from "./Clock.js";
+import type { ModuleLog } from "./ModuleLog.js";
+import type { PowerSource } from "./PowerSource.js";
+import type { Random } from "./Random.js";
+import type { Notebox } from "./storage/Notebox.js";
+import type { Variant } from "./Variant.js";
+
+/** What request handlers see of the module they run in. */
+export interface ModuleContext {
+  readonly clock: Clock;
+  readonly random: Random;
+  readonly notebox: Notebox;
+  readonly variant: Variant;
+  readonly power: PowerSource;
+  readonly log: ModuleLog;
+  /** Clock time (ms) of the last boot. */
+  readonly bootedAt: number;
+  /** Epoch seconds, or undefined while the module does not know the time (until a hub sets it). */
+  time(): number | undefined;
+  /** Sets the module's time (epoch seconds), as a hub session or a host sideload does. */
+  setTime(seconds: number): void;
+  /** Epoch seconds for stamping notes: the time if known, else 0. */
+  noteTime(): number;
+  /** Reboots the module after the current reply has been sent (`card.restart`, `card.restore`). */
+  restartAfterReply(): void;
+  /**
+   * The next line from the host is raw binary for `receiver` (after `card.binary.put`); the
+   * receiver gets undefined when that line was too long for the link to hold.
+   */
+  expectBinary(receiver: (bytes: Uint8Array | undefined) => void): void;
+}

@@ -1,0 +1,79 @@
+import { noReq, notSupportedOnVariant, reqAndCmd, reqNotString, unknownRequest } from "../errors.js";
+import type { ModuleContext } from "../ModuleContext.js";
+import { SimError } from "../SimError.js";
+import { Args, type JsonObject } from "./Args.js";
+import { pruneEmpty } from "./pruneEmpty.js";
+import type { RequestDefinition, RequestTable } from "./RequestTable.js";
+
+export interface DispatchResult {
+  /** The reply to send; undefined for a `cmd`. */
+  readonly reply: JsonObject | undefined;
+  readonly name?: string;
+  /** Fields the request carried that no handler read (for tracing). */
+  readonly ignored?: readonly string[];
+}
+
+/**
+ * Routes one parsed request to its handler. Each request runs in one Notebox transaction, so
+ * what it changed is durable before its reply exists, and a failed request changes nothing.
+ * Handler errors become `{"err":...}` replies; nothing a host sends can throw out of here.
+ */
+export class RequestDispatcher {
+  readonly #requests = new Map<string, RequestDefinition>();
+
+  constructor(tables: readonly RequestTable[]) {
+    for (const table of tables) {
+      for (const [name, entry] of Object.entries(table)) {
+        if (this.#requests.has(name)) throw new Error(`request ${name} is defined twice`);
+        this.#requests.set(name, typeof entry === "function" ? { handler: entry } : entry);
+      }
+    }
+  }
+
+  /** Names of every request this dispatcher knows. */
+  names(): string[] {
+    return [...this.#requests.keys()].sort();
+  }
+
+  async dispatch(req: JsonObject, module: ModuleContext): Promise<DispatchResult> {
+    const hasReq = req["req"] !== undefined;
+    const hasCmd = req["cmd"] !== undefined;
+    const isCommand = hasCmd && !hasReq;
+    let name: string | undefined;
+    let reply: JsonObject;
+    let ignored: string[] | undefined;
+    try {
+      if (hasReq && hasCmd) throw reqAndCmd();
+      if (!hasReq && !hasCmd) throw noReq();
+      const raw = hasReq ? req["req"] : req["cmd"];
+      if (typeof raw !== "string") throw reqNotString();
+      name = raw;
+      const definition = this.#requests.get(name);
+      if (!definition) throw unknownRequest(name);
+      if (definition.variants && !definition.variants.includes(module.variant.name)) {
+        throw notSupportedOnVariant(module.variant.radio);
+      }
+      const args = new Args(req);
+      const requestName = name;
+      reply = pruneEmpty(
+        await module.notebox.transact(() =>
+          definition.handler({ name: requestName, args, module, isCommand }),
+        ),
+      );
+      ignored = args.unread();
+    } catch (error) {
+      reply = this.#errorReply(error, module, name);
+    }
+    if (req["id"] !== undefined) reply["id"] = req["id"];
+    return { reply: isCommand ? undefined : reply, name, ignored };
+  }
+
+  #errorReply(error: unknown, module: ModuleContext, name: string | undefined): JsonObject {
+    if (error instanceof SimError) return { err: error.message, ...error.fields };
+    // A bug in the simulator must not take the link down: log it and answer like a module would.
+    module.log.error("request failed", { request: name, error: String((error as Error)?.stack ?? error) });
+    return {
+      err: `${name ?? "request"}: internal error: ${String((error as Error)?.message ?? error)} {io}`,
+    };
+  }
+}

@@ -1,0 +1,24 @@
+import type { ModuleContext } from "../ModuleContext.js";
+import type { VariantName } from "../Variant.js";
+import type { Args, JsonObject } from "./Args.js";
+
+export interface RequestContext {
+  /** The request name (`note.add`). */
+  readonly name: string;
+  readonly args: Args;
+  readonly module: ModuleContext;
+  /** Sent as `cmd`: the reply is computed but not sent. */
+  readonly isCommand: boolean;
+}
+
+/** Returns the reply members; zero, false and empty top-level members are pruned afterwards. */
+export type RequestHandler = (ctx: RequestContext) => JsonObject | Promise<JsonObject>;
+
+export interface RequestDefinition {
+  readonly handler: RequestHandler;
+  /** Variants that have this request; all when absent. */
+  readonly variants?: readonly VariantName[];
+}
+
+/** One request family: request name to handler. */
+export type RequestTable = Readonly<Record<string, RequestHandler | RequestDefinition>>;

@@ -1,0 +1,4 @@
+import type { RequestTable } from "./RequestTable.js";
+
+/** `card.*` requests. */
+export const cardRequests: RequestTable = {};

@@ -1,0 +1,4 @@
+import type { RequestTable } from "./RequestTable.js";
+
+/** `env.*` requests. */
+export const envRequests: RequestTable = {};

@@ -1,0 +1,4 @@
+import type { RequestTable } from "./RequestTable.js";
+
+/** `file.*` requests. */
+export const fileRequests: RequestTable = {};

@@ -1,0 +1,4 @@
+import type { RequestTable } from "./RequestTable.js";
+
+/** `hub.*` requests. */
+export const hubRequests: RequestTable = {};

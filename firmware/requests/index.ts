@@ -1,0 +1,21 @@
+import { cardRequests } from "./card.js";
+import { echoRequests } from "./echo.js";
+import { envRequests } from "./env.js";
+import { fileRequests } from "./file.js";
+import { hubRequests } from "./hub.js";
+import { noteRequests } from "./note.js";
+import type { RequestTable } from "./RequestTable.js";
+import { unbuiltRequests } from "./unbuilt.js";
+import { varRequests } from "./var.js";
+
+/** Every request family the module answers. */
+export const allRequests: readonly RequestTable[] = [
+  echoRequests,
+  noteRequests,
+  fileRequests,
+  varRequests,
+  envRequests,
+  hubRequests,
+  cardRequests,
+  unbuiltRequests,
+];

@@ -1,0 +1,4 @@
+import type { RequestTable } from "./RequestTable.js";
+
+/** `note.*` requests. */
+export const noteRequests: RequestTable = {};

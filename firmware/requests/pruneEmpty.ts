@@ -1,0 +1,16 @@
+import { isJsonObject, type JsonObject } from "./Args.js";
+
+/** True for the values the module leaves out of replies: zero, false, "", null, {}, []. */
+export function isEmptyValue(value: unknown): boolean {
+  if (value === undefined || value === null || value === false || value === 0 || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (isJsonObject(value)) return Object.keys(value).length === 0;
+  return false;
+}
+
+/** Drops empty top-level members (nested user data such as a note body is left as it is). */
+export function pruneEmpty(reply: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(reply)) if (!isEmptyValue(value)) out[key] = value;
+  return out;
+}

@@ -1,0 +1,4 @@
+import type { RequestTable } from "./RequestTable.js";
+
+/** `var.*` requests. */
+export const varRequests: RequestTable = {};

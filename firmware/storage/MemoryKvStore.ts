@@ -1,0 +1,71 @@
+import { storageFull } from "../errors.js";
+import type { KvOp, KvSnapshot, KvStore, StorageUsage } from "./KvStore.js";
+
+/** Bytes of bookkeeping the flash spends per record besides key and value. */
+export const RECORD_OVERHEAD = 16;
+
+/**
+ * Keeps records in memory. Usage is counted the way flash would count it (key, value and a
+ * per-record overhead) so capacity limits behave the same in fast tests. `records` outlives a
+ * simulated reboot when the same instance is passed to the next module.
+ */
+export class MemoryKvStore implements KvStore {
+  readonly records = new Map<string, Uint8Array>();
+  readonly #capacity: number;
+  #used = 0;
+  #commits = 0;
+
+  constructor(options: { capacity?: number } = {}) {
+    this.#capacity = options.capacity ?? 4 * 1024 * 1024;
+  }
+
+  /** Number of committed batches (used by tests to see that a request wrote nothing). */
+  get commits(): number {
+    return this.#commits;
+  }
+
+  async open(): Promise<KvSnapshot> {
+    return { records: new Map(this.records) };
+  }
+
+  async commit(ops: readonly KvOp[]): Promise<void> {
+    // Work out the size after the batch before touching anything, so a full store changes nothing.
+    const after = new Map<string, Uint8Array | undefined>();
+    let used = this.#used;
+    const current = (key: string) => (after.has(key) ? after.get(key) : this.records.get(key));
+    const size = (key: string, value: Uint8Array) => key.length + value.length + RECORD_OVERHEAD;
+    for (const op of ops) {
+      if (op.op === "put") {
+        const old = current(op.key);
+        if (old) used -= size(op.key, old);
+        used += size(op.key, op.value);
+        after.set(op.key, op.value);
+      } else if (op.op === "delete") {
+        const old = current(op.key);
+        if (old) used -= size(op.key, old);
+        after.set(op.key, undefined);
+      } else {
+        const keys = new Set([...this.records.keys(), ...after.keys()]);
+        for (const key of keys) {
+          if (!key.startsWith(op.prefix)) continue;
+          const old = current(key);
+          if (old) used -= size(key, old);
+          after.set(key, undefined);
+        }
+      }
+    }
+    if (used > this.#capacity && used > this.#used) throw storageFull();
+    for (const [key, value] of after) {
+      if (value) this.records.set(key, value);
+      else this.records.delete(key);
+    }
+    this.#used = used;
+    this.#commits++;
+  }
+
+  usage(): StorageUsage {
+    return { used: this.#used, capacity: this.#capacity };
+  }
+
+  async close(): Promise<void> {}
+}

@@ -1,0 +1,27 @@
+import type { JsonObject } from "../requests/Args.js";
+
+/** One note as the module holds it in RAM. */
+export interface Note {
+  readonly id: string;
+  body?: JsonObject;
+  payload?: Uint8Array;
+  /** Epoch seconds when the note was created; 0 when the module did not know the time. */
+  time: number;
+  /** The notefile's change number at the note's last modification (trackers compare these). */
+  change: number;
+  /** Modifications after creation. */
+  updates: number;
+  /** A database note deleted locally, kept as a tombstone until the hub has seen the delete. */
+  deleted?: boolean;
+  /** Number of the notefile template the note was encoded with, when the file is templated. */
+  template?: number;
+  /** Per-note sync state, owned by firmware/sync. */
+  sync?: JsonObject;
+}
+
+/** The persisted state of a notefile besides its notes. */
+export interface NotefileMeta {
+  /** Last change number handed out; never goes backwards, even when notes are removed. */
+  ctr: number;
+  [key: string]: unknown;
+}

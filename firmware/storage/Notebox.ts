@@ -1,0 +1,348 @@
+import { JsonNoteCodec, type NoteCodec } from "./NoteCodec.js";
+import type { KvOp, KvStore, RecoveryReport, StorageUsage } from "./KvStore.js";
+import type { Note, NotefileMeta } from "./Note.js";
+import { Notefile } from "./Notefile.js";
+import { notefileKind } from "./NotefileKind.js";
+
+/** Separates the parts of a record key; cannot occur in names the host can send in JSON text. */
+const SEP = "\u001f";
+const fileKey = (file: string) => `f${SEP}${file}`;
+const noteKey = (file: string, id: string) => `n${SEP}${file}${SEP}${id}`;
+const notePrefix = (file: string) => `n${SEP}${file}${SEP}`;
+const trackerKey = (tracker: string, file: string) => `t${SEP}${tracker}${SEP}${file}`;
+const trackerPrefix = (tracker: string) => `t${SEP}${tracker}${SEP}`;
+const configKey = (key: string) => `c${SEP}${key}`;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const json = (value: unknown) => encoder.encode(JSON.stringify(value));
+const unjson = (bytes: Uint8Array): unknown => JSON.parse(decoder.decode(bytes));
+
+/** Splits a record key into its kind and name parts (used by `flash inspect` too). */
+export function parseRecordKey(key: string): { kind: string; parts: string[] } {
+  const [kind = "", ...parts] = key.split(SEP);
+  return { kind, parts };
+}
+
+interface Transaction {
+  ops: KvOp[];
+  undo: (() => void)[];
+}
+
+/**
+ * The module's persistent state: notefiles with their notes, change trackers, and configuration
+ * records, kept in RAM and journalled to a KvStore. Every change happens inside `transact`, which
+ * commits the request's changes as one atomic batch before the request replies, and rolls RAM
+ * back if the request fails or the store refuses the batch.
+ */
+export class Notebox {
+  readonly #store: KvStore;
+  readonly #codec: NoteCodec;
+  readonly #files = new Map<string, Notefile>();
+  readonly #trackers = new Map<string, Map<string, number>>();
+  readonly #config = new Map<string, unknown>();
+  #tx: Transaction | undefined;
+  #recovery: RecoveryReport | undefined;
+
+  private constructor(store: KvStore, codec: NoteCodec) {
+    this.#store = store;
+    this.#codec = codec;
+  }
+
+  /** Reads the store and rebuilds the state. */
+  static async open(store: KvStore, options: { codec?: NoteCodec } = {}): Promise<Notebox> {
+    const box = new Notebox(store, options.codec ?? new JsonNoteCodec());
+    const snapshot = await store.open();
+    box.#recovery = snapshot.recovery;
+    box.#load(snapshot.records);
+    return box;
+  }
+
+  #load(records: ReadonlyMap<string, Uint8Array>): void {
+    const notes: [string, string, Uint8Array][] = [];
+    for (const [key, value] of records) {
+      const { kind, parts } = parseRecordKey(key);
+      if (kind === "f" && parts.length === 1) {
+        const name = parts[0]!;
+        const file = this.#newFile(name, unjson(value) as NotefileMeta);
+        if (file) this.#files.set(name, file);
+      } else if (kind === "n" && parts.length === 2) {
+        notes.push([parts[0]!, parts[1]!, value]);
+      } else if (kind === "t" && parts.length === 2) {
+        const [tracker, file] = parts as [string, string];
+        let positions = this.#trackers.get(tracker);
+        if (!positions) this.#trackers.set(tracker, (positions = new Map()));
+        // The empty file name is the marker of a tracker created before it had positions.
+        if (file !== "") positions.set(file, unjson(value) as number);
+      } else if (kind === "c" && parts.length === 1) {
+        this.#config.set(parts[0]!, unjson(value));
+      }
+    }
+    const decoded: [Notefile, Note][] = [];
+    for (const [name, id, value] of notes) {
+      let file = this.#files.get(name);
+      if (!file) {
+        const created = this.#newFile(name, { ctr: 0 });
+        if (!created) continue;
+        this.#files.set(name, (file = created));
+      }
+      decoded.push([file, this.#codec.decode(file, id, value)]);
+    }
+    decoded.sort((a, b) => a[1].change - b[1].change);
+    for (const [file, note] of decoded) {
+      file.notes.set(note.id, note);
+      if (note.deleted) file.tombstones++;
+      if (note.change > file.meta.ctr) file.meta.ctr = note.change;
+    }
+  }
+
+  #newFile(name: string, meta: NotefileMeta): Notefile | undefined {
+    const kind = notefileKind(name);
+    return kind ? new Notefile(name, kind, meta) : undefined;
+  }
+
+  /** What the store repaired when it was opened, if anything. */
+  get recovery(): RecoveryReport | undefined {
+    return this.#recovery;
+  }
+
+  get store(): KvStore {
+    return this.#store;
+  }
+
+  get codec(): NoteCodec {
+    return this.#codec;
+  }
+
+  usage(): StorageUsage {
+    return this.#store.usage();
+  }
+
+  // --- transactions ------------------------------------------------------------------------
+
+  get inTransaction(): boolean {
+    return this.#tx !== undefined;
+  }
+
+  /**
+   * Runs `fn`; its changes are committed as one batch and are durable when the returned promise
+   * resolves. If `fn` throws or the commit fails, RAM is rolled back and the error rethrown.
+   * Transactions do not nest: callers serialize them (one request at a time per module).
+   */
+  async transact<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.#tx) throw new Error("Notebox.transact: transactions do not nest");
+    const tx: Transaction = { ops: [], undo: [] };
+    this.#tx = tx;
+    try {
+      const result = await fn();
+      if (tx.ops.length > 0) await this.#store.commit(tx.ops);
+      return result;
+    } catch (error) {
+      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+      throw error;
+    } finally {
+      this.#tx = undefined;
+    }
+  }
+
+  #current(): Transaction {
+    if (!this.#tx) throw new Error("Notebox: state changes must happen inside transact()");
+    return this.#tx;
+  }
+
+  // --- notefiles -----------------------------------------------------------------------------
+
+  file(name: string): Notefile | undefined {
+    return this.#files.get(name);
+  }
+
+  files(): IterableIterator<Notefile> {
+    return this.#files.values();
+  }
+
+  /** Creates the notefile if it does not exist. Throws for names without a known extension. */
+  ensureFile(name: string): Notefile {
+    const existing = this.#files.get(name);
+    if (existing) return existing;
+    const tx = this.#current();
+    const file = this.#newFile(name, { ctr: 0 });
+    if (!file) throw new Error(`Notebox.ensureFile: ${name} has no notefile extension`);
+    this.#files.set(name, file);
+    tx.ops.push({ op: "put", key: fileKey(name), value: json(file.meta) });
+    tx.undo.push(() => this.#files.delete(name));
+    return file;
+  }
+
+  /** Replaces the notefile's persisted metadata (templates, sync state); `ctr` is kept. */
+  setFileMeta(file: Notefile, meta: Omit<NotefileMeta, "ctr">): void {
+    const tx = this.#current();
+    const old = file.meta;
+    file.meta = { ...meta, ctr: old.ctr };
+    tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
+    tx.undo.push(() => (file.meta = old));
+  }
+
+  deleteFile(name: string): void {
+    const file = this.#files.get(name);
+    if (!file) return;
+    const tx = this.#current();
+    this.#files.delete(name);
+    tx.ops.push({ op: "deletePrefix", prefix: notePrefix(name) }, { op: "delete", key: fileKey(name) });
+    tx.undo.push(() => this.#files.set(name, file));
+    for (const [tracker, positions] of this.#trackers) {
+      if (positions.has(name)) this.#setTrackerPosition(tracker, name, undefined);
+    }
+  }
+
+  // --- notes ---------------------------------------------------------------------------------
+
+  /**
+   * Stores `note` (new or replacing the note with the same ID), giving it the file's next change
+   * number. Returns the stored note.
+   */
+  putNote(file: Notefile, note: Omit<Note, "change">): Note {
+    const tx = this.#current();
+    const previous = file.notes.get(note.id);
+    const oldCtr = file.meta.ctr;
+    const stored: Note = { ...note, change: ++file.meta.ctr };
+    // Re-inserting moves the note to the end, keeping ascending change order.
+    file.notes.delete(note.id);
+    file.notes.set(note.id, stored);
+    const tombstoneDelta = (stored.deleted ? 1 : 0) - (previous?.deleted ? 1 : 0);
+    file.tombstones += tombstoneDelta;
+    tx.ops.push({ op: "put", key: noteKey(file.name, note.id), value: this.#codec.encode(file, stored) });
+    tx.undo.push(() => {
+      file.meta.ctr = oldCtr;
+      file.tombstones -= tombstoneDelta;
+      file.notes.delete(note.id);
+      if (previous) this.#reinsert(file, previous);
+    });
+    return stored;
+  }
+
+  /** Removes a note outright (queue pops, purged tombstones). */
+  removeNote(file: Notefile, id: string): void {
+    const note = file.notes.get(id);
+    if (!note) return;
+    const tx = this.#current();
+    file.notes.delete(id);
+    if (note.deleted) file.tombstones--;
+    // The change counter is derived from the notes on load; persist it so it never goes back.
+    tx.ops.push(
+      { op: "delete", key: noteKey(file.name, id) },
+      { op: "put", key: fileKey(file.name), value: json(file.meta) },
+    );
+    tx.undo.push(() => {
+      if (note.deleted) file.tombstones++;
+      this.#reinsert(file, note);
+    });
+  }
+
+  /** Puts a note back at its place in change order. */
+  #reinsert(file: Notefile, note: Note): void {
+    const later = [...file.notes.values()].filter((n) => n.change > note.change);
+    for (const n of later) file.notes.delete(n.id);
+    file.notes.set(note.id, note);
+    for (const n of later) file.notes.set(n.id, n);
+  }
+
+  // --- trackers ------------------------------------------------------------------------------
+
+  /** The change number a tracker has seen up to in a file; undefined when it has no position. */
+  trackerPosition(tracker: string, file: string): number | undefined {
+    return this.#trackers.get(tracker)?.get(file);
+  }
+
+  hasTracker(tracker: string): boolean {
+    return this.#trackers.has(tracker);
+  }
+
+  trackers(): IterableIterator<string> {
+    return this.#trackers.keys();
+  }
+
+  setTrackerPosition(tracker: string, file: string, position: number): void {
+    this.#setTrackerPosition(tracker, file, position);
+  }
+
+  /** Marks a tracker as existing even before it has positions. */
+  createTracker(tracker: string): void {
+    if (this.#trackers.has(tracker)) return;
+    const tx = this.#current();
+    this.#trackers.set(tracker, new Map());
+    tx.ops.push({ op: "put", key: trackerKey(tracker, ""), value: json(0) });
+    tx.undo.push(() => this.#trackers.delete(tracker));
+  }
+
+  deleteTracker(tracker: string): void {
+    const positions = this.#trackers.get(tracker);
+    if (!positions) return;
+    const tx = this.#current();
+    this.#trackers.delete(tracker);
+    tx.ops.push({ op: "deletePrefix", prefix: trackerPrefix(tracker) });
+    tx.undo.push(() => this.#trackers.set(tracker, positions));
+  }
+
+  #setTrackerPosition(tracker: string, file: string, position: number | undefined): void {
+    const tx = this.#current();
+    let positions = this.#trackers.get(tracker);
+    const created = !positions;
+    if (!positions) this.#trackers.set(tracker, (positions = new Map()));
+    const old = positions.get(file);
+    const map = positions;
+    if (position === undefined) {
+      map.delete(file);
+      tx.ops.push({ op: "delete", key: trackerKey(tracker, file) });
+    } else {
+      map.set(file, position);
+      tx.ops.push({ op: "put", key: trackerKey(tracker, file), value: json(position) });
+    }
+    tx.undo.push(() => {
+      if (old === undefined) map.delete(file);
+      else map.set(file, old);
+      if (created) this.#trackers.delete(tracker);
+    });
+  }
+
+  // --- configuration records -----------------------------------------------------------------
+
+  config<T>(key: string): T | undefined {
+    return this.#config.get(key) as T | undefined;
+  }
+
+  /** Sets (or, with undefined, deletes) a configuration record. Values must be JSON. */
+  setConfig(key: string, value: unknown): void {
+    const tx = this.#current();
+    const had = this.#config.has(key);
+    const old = this.#config.get(key);
+    if (value === undefined) {
+      if (!had) return;
+      this.#config.delete(key);
+      tx.ops.push({ op: "delete", key: configKey(key) });
+    } else {
+      this.#config.set(key, value);
+      tx.ops.push({ op: "put", key: configKey(key), value: json(value) });
+    }
+    tx.undo.push(() => {
+      if (had) this.#config.set(key, old);
+      else this.#config.delete(key);
+    });
+  }
+
+  /** Erases everything: notefiles, trackers and configuration (factory reset). */
+  eraseAll(): void {
+    const tx = this.#current();
+    const files = new Map(this.#files);
+    const trackers = new Map(this.#trackers);
+    const config = new Map(this.#config);
+    this.#files.clear();
+    this.#trackers.clear();
+    this.#config.clear();
+    tx.ops.push({ op: "deletePrefix", prefix: "" });
+    tx.undo.push(() => {
+      for (const [k, v] of files) this.#files.set(k, v);
+      for (const [k, v] of trackers) this.#trackers.set(k, v);
+      for (const [k, v] of config) this.#config.set(k, v);
+    });
+  }
+}

@@ -1,0 +1,18 @@
+import type { Clock, TimerHandle } from "../firmware/Clock.js";
+
+/** Wall-clock time and real timers (production). */
+export class SystemClock implements Clock {
+  now(): number {
+    return Date.now();
+  }
+
+  setTimeout(callback: () => void, ms: number): TimerHandle {
+    const handle = setTimeout(callback, ms);
+    handle.unref?.();
+    return handle;
+  }
+
+  clearTimeout(handle: TimerHandle): void {
+    clearTimeout(handle as NodeJS.Timeout);
+  }
+}
