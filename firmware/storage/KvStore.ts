@@ -36,7 +36,10 @@ export interface StorageUsage {
 }
 
 export interface KvStore {
-  /** Reads every live record. Called once, when the module boots. */
+  /**
+   * Reads every live record. Called at every boot of the module: a second call (a simulated
+   * reboot, `card.restart`) re-reads what is durable, as a powered-up module would.
+   */
   open(): Promise<KvSnapshot>;
   /**
    * Applies `ops` atomically: after a crash either all of them are there or none. Resolves only
