@@ -1,4 +1,6 @@
 import type { Command } from "commander";
+import { registerModuleCommand } from "./module.js";
+import { registerReqCommand } from "./req.js";
 
-/** Each subcommand file exports a function that adds itself to the program. */
-export const registrations: ((program: Command) => void)[] = [];
+/** Every subcommand; each file exports a function that adds itself to the program. */
+export const registrations: ((program: Command) => void)[] = [registerModuleCommand, registerReqCommand];

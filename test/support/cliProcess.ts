@@ -1,0 +1,103 @@
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+
+export const CARDSIM_BIN = fileURLToPath(new URL("../../bin/cardsim.js", import.meta.url));
+
+export interface CliProcess {
+  readonly child: ChildProcess;
+  /** Everything printed on stdout so far. */
+  stdout(): string;
+  stderr(): string;
+  /** Resolves with the first match of `pattern` in stdout (waits for it to be printed). */
+  waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** Sends `signal` and waits for the process to exit; resolves with its exit code or signal. */
+  stop(signal?: NodeJS.Signals): Promise<number | string | null>;
+}
+
+/** Starts `cardsim <args>` as a child process (the real command line, as a user runs it). */
+export function startCli(
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): CliProcess {
+  const child = spawn(process.execPath, [CARDSIM_BIN, ...args], {
+    cwd: options.cwd,
+    env: { ...process.env, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  let err = "";
+  const listeners = new Set<() => void>();
+  child.stdout!.on("data", (d: Buffer) => {
+    out += d.toString();
+    for (const l of listeners) l();
+  });
+  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once("exit", (code, signal) => {
+      resolve(code ?? signal);
+      for (const l of listeners) l();
+    }),
+  );
+  return {
+    child,
+    stdout: () => out,
+    stderr: () => err,
+    waitFor(pattern, timeoutMs = 20_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          const m = pattern.exec(out);
+          if (m) {
+            cleanup();
+            resolve(m);
+          } else if (child.exitCode !== null || child.signalCode !== null) {
+            cleanup();
+            reject(
+              new Error(
+                `cardsim exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}\n${err}`,
+              ),
+            );
+          }
+        };
+        const timer = setTimeout(() => {
+          cleanup();
+          reject(new Error(`cardsim did not print ${pattern} within ${timeoutMs} ms:\n${out}\n${err}`));
+        }, timeoutMs);
+        const cleanup = () => {
+          clearTimeout(timer);
+          listeners.delete(check);
+        };
+        listeners.add(check);
+        check();
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      return exited;
+    },
+  };
+}
+
+/** Runs `cardsim <args>` to completion. */
+export function runCli(
+  args: string[],
+  options: { cwd?: string; timeoutMs?: number } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CARDSIM_BIN, ...args], {
+      cwd: options.cwd,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
+    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`cardsim ${args.join(" ")} did not finish:\n${stdout}\n${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.once("exit", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
