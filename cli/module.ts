@@ -17,6 +17,8 @@ export interface ModuleCommandOptions {
   seed?: string;
   timeKnown?: boolean;
   maxRequest?: number;
+  strict?: boolean;
+  trace?: boolean;
   logLevel: string;
 }
 
@@ -40,6 +42,8 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     log: pinoModuleLog(logger),
     timeKnown: options.timeKnown,
     maxRequestBytes: options.maxRequest,
+    strictArgs: options.strict,
+    trace: options.trace,
   });
   const tcpAddress = options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP);
   const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port);
@@ -91,6 +95,8 @@ export function addModuleOptions(command: Command): Command {
     .option("--seed <SEED>", "seed the module's randomness (repeatable identity and IDs)")
     .option("--time-known", "start with the time set, as if the module had synced once")
     .option("--max-request <BYTES>", "longest request line accepted", parseInteger)
+    .option("--strict", "answer unrecognized request arguments with an error instead of ignoring them")
+    .option("--trace", "log every request and reply")
     .option("--log-level <LEVEL>", "trace, debug, info, warn, error", "info");
 }
 

@@ -28,6 +28,13 @@ export interface ModuleOptions {
    * default the time is unknown until a hub session or a host sideload sets it.
    */
   readonly timeKnown?: boolean;
+  /**
+   * Answer fields that no request reads with a `{syntax}` error instead of ignoring them (the
+   * real module ignores them; this catches misspelt arguments during development).
+   */
+  readonly strictArgs?: boolean;
+  /** Log every request line and reply (info level). */
+  readonly trace?: boolean;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -164,13 +171,19 @@ export class Module implements ModuleContext {
    * a JSON reply ending `\r\n`, `\r\n` alone for a blank line, or undefined (a `cmd`, binary data).
    */
   handleLine(line: Uint8Array): Promise<string | undefined> {
-    return this.#serialize(() => this.#handleLine(line));
+    return this.#serialize(async () => {
+      const out = await this.#handleLine(line);
+      if (this.#options.trace)
+        this.log.info("line", { in: decoder.decode(line.subarray(0, 512)), out: out?.trimEnd() });
+      return out;
+    });
   }
 
   /** Processes one request object in-process (no CRC): the reply, or undefined for a `cmd`. */
   request(req: JsonObject): Promise<JsonObject | undefined> {
     return this.#serialize(async () => {
-      const { reply } = await this.dispatcher.dispatch(req, this);
+      const { reply, name, ignored } = await this.dispatcher.dispatch(req, this, this.#dispatchOptions);
+      this.#reportIgnored(name, ignored);
       await this.#afterReply();
       return reply;
     });
@@ -222,6 +235,20 @@ export class Module implements ModuleContext {
       this.log.debug("request fields ignored", { request: name, fields: ignored });
     await this.#afterReply();
     return reply ? this.#wire(reply, sequence) : undefined;
+  }
+
+  get #dispatchOptions(): { strictArgs?: boolean } {
+    return { strictArgs: this.#options.strictArgs };
+  }
+
+  /** Fields the module ignored: usually a misspelt argument, so say so where developers look. */
+  #reportIgnored(name: string | undefined, ignored: readonly string[] | undefined): void {
+    if (ignored && ignored.length > 0) {
+      this.log.warn(`${name} ignored unrecognized argument(s): ${ignored.join(", ")}`, {
+        request: name,
+        fields: ignored,
+      });
+    }
   }
 
   #errorLine(error: SimError): string {

@@ -32,6 +32,10 @@ export const notSupportedOnVariant = (variant: string): SimError =>
   simError(`request not supported for ${variant} {not-supported}`);
 export const argumentNotSupportedOnVariant = (arg: string, variant: string): SimError =>
   simError(`${arg} is not supported for ${variant} {not-supported}`);
+export const unknownArguments = (name: string, fields: readonly string[]): SimError =>
+  simError(
+    `${name}: unrecognized argument${fields.length > 1 ? "s" : ""}: ${fields.map((f) => echo(f, 32)).join(", ")} {syntax}`,
+  );
 export const notYetBuilt = (name: string, what: string): SimError =>
   simError(`${name}: ${what} is not available in this simulator release {not-supported}`);
 

@@ -1,4 +1,11 @@
-import { noReq, notSupportedOnVariant, reqAndCmd, reqNotString, unknownRequest } from "../errors.js";
+import {
+  noReq,
+  notSupportedOnVariant,
+  reqAndCmd,
+  reqNotString,
+  unknownArguments,
+  unknownRequest,
+} from "../errors.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { SimError } from "../SimError.js";
 import { Args, type JsonObject } from "./Args.js";
@@ -35,7 +42,15 @@ export class RequestDispatcher {
     return [...this.#requests.keys()].sort();
   }
 
-  async dispatch(req: JsonObject, module: ModuleContext): Promise<DispatchResult> {
+  /**
+   * `strictArgs`: a field no handler reads is an error (the real module ignores it; strict mode
+   * catches a host's misspelt argument, which would otherwise silently fall back to a default).
+   */
+  async dispatch(
+    req: JsonObject,
+    module: ModuleContext,
+    options: { strictArgs?: boolean } = {},
+  ): Promise<DispatchResult> {
     const hasReq = req["req"] !== undefined;
     const hasCmd = req["cmd"] !== undefined;
     const isCommand = hasCmd && !hasReq;
@@ -56,9 +71,14 @@ export class RequestDispatcher {
       const args = new Args(req);
       const requestName = name;
       reply = pruneEmpty(
-        await module.notebox.transact(() =>
-          definition.handler({ name: requestName, args, module, isCommand }),
-        ),
+        await module.notebox.transact(async () => {
+          const result = await definition.handler({ name: requestName, args, module, isCommand });
+          if (options.strictArgs) {
+            const unread = args.unread();
+            if (unread.length > 0) throw unknownArguments(requestName, unread);
+          }
+          return result;
+        }),
       );
       ignored = args.unread();
     } catch (error) {

@@ -52,3 +52,19 @@ import { crc32Text } from "../../firmware/host/crc32.js";
 function crcOf(text: string): string {
   return crc32Text(text).toString(16).toUpperCase().padStart(8, "0");
 }
+
+describe("unrecognized arguments", () => {
+  it("are ignored like the real module does, with a warning in the log", async () => {
+    const t = await bootTestModule();
+    expect(await t.req({ req: "echo", text: "a", txet: "typo" })).toEqual({ text: "a" });
+    expect(t.log.lines.some((l) => l.level === "warn" && /txet/.test(l.message))).toBe(true);
+  });
+
+  it("are a {syntax} error in strict mode, and the request changes nothing", async () => {
+    const t = await bootTestModule({ strictArgs: true });
+    const commits = t.store.commits;
+    const reply = await t.req({ req: "echo", text: "a", txet: "typo" });
+    expect(reply.err).toBe("echo: unrecognized argument: txet {syntax}");
+    expect(t.store.commits).toBe(commits);
+  });
+});
