@@ -38,3 +38,42 @@ export const notYetBuilt = (name: string, what: string): SimError =>
 // --- storage ---------------------------------------------------------------------------------
 export const storageFull = (): SimError =>
   simError("error writing to flash: storage is full {file-storage-full} {full}");
+
+// --- card, hub and env requests ---------------------------------------------------------------
+// Argument errors carry no {io}: hosts retry {io} errors, and a bad value fails the same way
+// every time. Wording is ours unless noted (docs/module.md).
+export const argumentInvalid = (request: string, arg: string, why: string): SimError =>
+  simError(`${request}: ${arg} ${why}`);
+export const argumentsIncompatible = (request: string, a: string, b: string): SimError =>
+  simError(`${request}: ${a} and ${b} cannot be used together {incompatible}`);
+export const argumentRequired = (request: string, arg: string): SimError =>
+  simError(`${request}: ${arg} is required`);
+export const voltageVariableInvalid = (
+  request: string,
+  arg: string,
+  text: string,
+  problem: string,
+): SimError =>
+  simError(`${request}: ${arg} "${echo(text)}" is not a valid voltage-variable string: ${problem}`);
+export const notSupportedOnExtendedPower = (what: string): SimError =>
+  simError(`${what} is not supported on the extended-power (XP) module {not-supported}`);
+export const hubModeInvalid = (mode: string): SimError =>
+  simError(
+    `hub.set: mode "${echo(mode)}" is not one of periodic, continuous, minimum, off, dfu, dfu-completed, -`,
+  );
+export const loraDetailsInvalid = (why: string): SimError =>
+  simError(`hub.set: details must be "-" or {"deveui","appeui","appkey"} in hex: ${why}`);
+// Text of the schema's sample reply (reference Appendix A, env.get).
+export const envNotModified = (): SimError => simError("environment hasn't been modified {env-not-modified}");
+export const envTemplateRequired = (radio: string): SimError =>
+  simError(`env.get: a ${radio} module needs an env.template before it can read environment variables`);
+export const envTemplateHintInvalid = (name: string): SimError =>
+  simError(`env.template: ${echo(name)} must be a boolean, number or string type hint`);
+export const apiVersionUnsupported = (api: number, supported: number): SimError =>
+  simError(`card.version: API ${api} is newer than this firmware's API ${supported} {version}`);
+export const restoreNeedsDelete = (radio: string): SimError =>
+  simError(`card.restore: a ${radio} module cannot keep its configuration; delete:true is required`);
+export const voltageModeInvalid = (mode: string, problem: string): SimError =>
+  simError(
+    `card.voltage: mode "${echo(mode)}" is neither a preset (default, lipo, l91, alkaline, tad, lic, ?) nor a threshold string: ${problem}`,
+  );
