@@ -67,8 +67,10 @@ export function calibrationOffset(module: ModuleContext): number {
 export function measuredVoltage(module: ModuleContext, now = false): number {
   const offset = calibrationOffset(module);
   const at = module.clock.now();
-  if (now) return module.voltage.now().volts + offset;
-  return module.voltage.stats(at - VALUE_AVERAGE_MS, at, { offset })!.average;
+  const present = module.voltage.now().volts + offset;
+  if (now) return present;
+  // No window when the clock stepped back before the history began: the present reading.
+  return module.voltage.stats(at - VALUE_AVERAGE_MS, at, { offset })?.average ?? present;
 }
 
 /** The state (`usb`, `high`, `normal`, `low`, `dead`) the supply is in under the thresholds. */

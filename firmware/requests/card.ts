@@ -10,7 +10,18 @@ import { ENV_KEYS } from "../config/Environment.js";
 import { effectivePeriods, LORA_DETAILS_KEY } from "../config/HubConfig.js";
 import {
   apiVersionUnsupported,
-  argumentInvalid,
+  apiVersionInvalid,
+  calibrationInvalid,
+  emailInvalid,
+  i2cAddressInvalid,
+  ioModeInvalid,
+  randomCountInvalid,
+  randomModeInvalid,
+  randomPayloadCountInvalid,
+  sideloadTimeInvalid,
+  voltageHoursInvalid,
+  voltageLimitsInvalid,
+  voltageOffsetInvalid,
   argumentRequired,
   argumentsIncompatible,
   notSupportedOnExtendedPower,
@@ -84,14 +95,13 @@ export const cardRequests: RequestTable = {
   "card.io": cardIo,
 };
 
-function cardVersion({ name, args, module }: RequestContext): JsonObject {
+function cardVersion({ args, module }: RequestContext): JsonObject {
   // Hosts pin an API major version with `api`, as a number or a string ("1").
   const raw = args.raw["api"];
   const api = typeof raw === "string" ? args.string("api") : args.number("api");
   if (api !== undefined) {
     const major = Number(api);
-    if (!Number.isInteger(major) || major < 1)
-      throw argumentInvalid(name, "api", "must be an API major version");
+    if (!Number.isInteger(major) || major < 1) throw apiVersionInvalid();
     if (major > FIRMWARE.major) throw apiVersionUnsupported(major, FIRMWARE.major);
   }
   const v = module.variant;
@@ -137,11 +147,10 @@ function cardStatus({ module }: RequestContext): JsonObject {
 }
 
 /** `{"zone":"UTC,Unknown"}` until the time is known; a host may sideload `time` while it is not. */
-function cardTime({ name, args, module }: RequestContext): JsonObject {
+function cardTime({ args, module }: RequestContext): JsonObject {
   const sideload = args.int("time");
   if (sideload !== undefined && module.time() === undefined) {
-    if (sideload < EARLIEST_TIME)
-      throw argumentInvalid(name, "time", `must be UNIX epoch seconds after 2017 (got ${sideload})`);
+    if (sideload < EARLIEST_TIME) throw sideloadTimeInvalid(sideload);
     module.setTime(sideload);
   }
   const time = module.time();
@@ -208,14 +217,13 @@ function cardVoltage({ name, args, module }: RequestContext): JsonObject {
   const set = args.bool("set");
   const calibration = args.number("calibration");
 
-  if (hours < 1 || hours > 720) throw argumentInvalid(name, "hours", `must be 1 to 720 (got ${hours})`);
-  if (offsetHours < 0 || offsetHours > 720)
-    throw argumentInvalid(name, "offset", `must be 0 to 720 hours (got ${offsetHours})`);
-  if (vmin >= vmax) throw argumentsIncompatible(name, `vmin ${vmin}`, `vmax ${vmax}`);
+  if (hours < 1 || hours > 720) throw voltageHoursInvalid(hours);
+  if (offsetHours < 0 || offsetHours > 720) throw voltageOffsetInvalid(offsetHours);
+  if (vmin >= vmax) throw voltageLimitsInvalid(vmin, vmax);
   if (on && off) throw argumentsIncompatible(name, "on", "off");
   if (set && calibration === undefined) throw argumentRequired(name, "calibration");
   if (calibration !== undefined && (calibration < -1 || calibration > 2))
-    throw argumentInvalid(name, "calibration", `must be -1 to 2 volts (got ${calibration})`);
+    throw calibrationInvalid(calibration);
 
   const s: Mutable<VoltageSettings> = { ...voltageSettings(module) };
   if (mode !== undefined && mode !== "?") {
@@ -296,31 +304,29 @@ function voltageReport(module: ModuleContext, s: VoltageSettings, w: TrendWindow
 }
 
 /** A random number below `count` (all 32 bits without it), or `count` random bytes as a payload. */
-function cardRandom({ name, args, module }: RequestContext): JsonObject {
+function cardRandom({ args, module }: RequestContext): JsonObject {
   const mode = args.string("mode");
   const count = args.int("count");
-  if (mode !== undefined && mode !== "payload") throw argumentInvalid(name, "mode", 'must be "payload"');
+  if (mode !== undefined && mode !== "payload") throw randomModeInvalid();
   if (mode === "payload") {
     if (count === undefined || count < 1 || count > MAX_RANDOM_PAYLOAD)
-      throw argumentInvalid(name, "count", `must be 1 to ${MAX_RANDOM_PAYLOAD} bytes with mode "payload"`);
+      throw randomPayloadCountInvalid(MAX_RANDOM_PAYLOAD);
     return { payload: encodeBase64(randomBytes(module.random, count)) };
   }
-  if (count !== undefined && (count < 0 || count > 0xffff_ffff))
-    throw argumentInvalid(name, "count", "must be a positive 32-bit number");
+  if (count !== undefined && (count < 0 || count > 0xffff_ffff)) throw randomCountInvalid();
   return { count: count ? randomInt(module.random, count) : module.random.nextUint32() };
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/;
 
 /** The module maintainer's contact details (synced to the hub by the sync engine). */
-function cardContact({ name, args, module }: RequestContext): JsonObject {
+function cardContact({ args, module }: RequestContext): JsonObject {
   const c: Mutable<ContactSettings> = { ...module.notebox.config<ContactSettings>(CARD_KEYS.contact) };
   let changed = false;
   for (const field of ["name", "org", "role", "email"] as const) {
     const value = args.string(field);
     if (value === undefined) continue;
-    if (field === "email" && value !== "" && !EMAIL.test(value))
-      throw argumentInvalid(name, "email", `"${value}" is not an email address`);
+    if (field === "email" && value !== "" && !EMAIL.test(value)) throw emailInvalid(value);
     c[field] = value === "" ? undefined : value;
     changed = true;
   }
@@ -329,23 +335,17 @@ function cardContact({ name, args, module }: RequestContext): JsonObject {
 }
 
 /** I2C address and USB/LED/I2C-controller/fallback behaviours. */
-function cardIo({ name, args, module }: RequestContext): JsonObject {
+function cardIo({ args, module }: RequestContext): JsonObject {
   const i2c = args.int("i2c");
   const mode = args.string("mode");
   const io: Mutable<IoSettings> = { ...module.notebox.config<IoSettings>(CARD_KEYS.io) };
   if (i2c !== undefined) {
     // 7-bit addresses outside the reserved blocks (0x00-0x07, 0x78-0x7F).
-    if (i2c !== -1 && (i2c < 0x08 || i2c > 0x77))
-      throw argumentInvalid(
-        name,
-        "i2c",
-        `must be a 7-bit address from 8 to 119, or -1 for the default (got ${i2c})`,
-      );
+    if (i2c !== -1 && (i2c < 0x08 || i2c > 0x77)) throw i2cAddressInvalid(i2c);
     io.i2c = i2c === -1 || i2c === DEFAULT_I2C_ADDRESS ? undefined : i2c;
   }
   if (mode !== undefined) {
-    if (!IO_MODES.includes(mode))
-      throw argumentInvalid(name, "mode", `"${mode}" is not one of ${IO_MODES.join(", ")}`);
+    if (!IO_MODES.includes(mode)) throw ioModeInvalid(mode, IO_MODES);
     if (mode === "-1") io.usbDisabled = io.busyLed = io.i2cMasterDisabled = io.ntnFallback = undefined;
     if (mode === "-usb") io.usbDisabled = true;
     if (mode === "usb" || mode === "+usb") io.usbDisabled = undefined;

@@ -1,9 +1,9 @@
 import { Environment, type EnvEntry } from "../config/Environment.js";
 import { ENV_TEMPLATE_KEY, envTemplateBytes } from "../config/EnvTemplate.js";
 import {
-  argumentInvalid,
   argumentRequired,
   argumentsIncompatible,
+  envNamesEmpty,
   envNotModified,
   envTemplateRequired,
 } from "../errors.js";
@@ -55,8 +55,7 @@ function envGet({ name: request, args, module }: RequestContext): JsonObject {
   const names = args.stringArray("names");
   const since = args.int("time");
   if (name !== undefined && names !== undefined) throw argumentsIncompatible(request, "name", "names");
-  if (names !== undefined && names.length === 0)
-    throw argumentInvalid(request, "names", "must list at least one name");
+  if (names !== undefined && names.length === 0) throw envNamesEmpty();
 
   const env = new Environment(module.notebox);
   const visible = templateFilter(module);

@@ -11,12 +11,18 @@ import {
   type UsbFallback,
 } from "../config/HubConfig.js";
 import {
-  argumentInvalid,
   argumentNotSupportedOnVariant,
   argumentRequired,
   argumentsIncompatible,
   hubModeInvalid,
-  loraDetailsInvalid,
+  hubDurationInvalid,
+  hubHostInvalid,
+  hubPeriodInvalid,
+  hubSecondsInvalid,
+  hubVersionFieldInvalid,
+  loraDetailMissing,
+  loraDetailNotHex,
+  loraDetailsNotObject,
   notSupportedOnExtendedPower,
   voltageVariableInvalid,
 } from "../errors.js";
@@ -57,8 +63,7 @@ function hubSet({ name, args, module }: RequestContext): JsonObject {
   }
   const host = args.string("host");
   if (host !== undefined) {
-    if (host === "" || /\s/.test(host))
-      throw argumentInvalid(name, "host", 'must be a host name, or "-" for the default');
+    if (host === "" || /\s/.test(host)) throw hubHostInvalid();
     s.host = host === "-" ? undefined : host;
   }
 
@@ -67,8 +72,7 @@ function hubSet({ name, args, module }: RequestContext): JsonObject {
   for (const field of ["outbound", "inbound"] as const) {
     const minutes = args.int(field);
     if (minutes === undefined) continue;
-    if (minutes < -1 || minutes > INT32_MAX)
-      throw argumentInvalid(name, field, `must be a number of minutes, or -1 to reset (got ${minutes})`);
+    if (minutes < -1 || minutes > INT32_MAX) throw hubPeriodInvalid(field, minutes);
     s[field] = minutes <= 0 ? undefined : minutes;
   }
   for (const field of ["voutbound", "vinbound"] as const) {
@@ -87,18 +91,12 @@ function hubSet({ name, args, module }: RequestContext): JsonObject {
 
   const duration = args.int("duration");
   if (duration !== undefined) {
-    if (duration !== -1 && (duration < 15 || duration > INT32_MAX))
-      throw argumentInvalid(
-        name,
-        "duration",
-        `must be at least 15 minutes, or -1 to reset (got ${duration})`,
-      );
+    if (duration !== -1 && (duration < 15 || duration > INT32_MAX)) throw hubDurationInvalid(duration);
     s.duration = duration === -1 ? undefined : duration;
   }
   const seconds = args.int("seconds");
   if (seconds !== undefined) {
-    if (seconds !== -1 && (seconds < 1 || seconds > INT32_MAX))
-      throw argumentInvalid(name, "seconds", `must be a number of seconds, or -1 to reset (got ${seconds})`);
+    if (seconds !== -1 && (seconds < 1 || seconds > INT32_MAX)) throw hubSecondsInvalid(seconds);
     s.seconds = seconds === -1 ? undefined : seconds;
   }
 
@@ -115,7 +113,7 @@ function hubSet({ name, args, module }: RequestContext): JsonObject {
   if (on && off) throw argumentsIncompatible(name, "on", "off");
 
   const version = args.stringOrObject("version");
-  if (version !== undefined) s.version = checkVersion(name, version);
+  if (version !== undefined) s.version = checkVersion(version);
   const agent = args.object("body");
   if (agent !== undefined) s.agent = agent;
 
@@ -161,14 +159,14 @@ function applyMode(args: Args, s: Mutable<HubSettings>): void {
   if (chosen[0]) s.usbFallback = chosen[0];
 }
 
-function checkVersion(request: string, version: string | JsonObject): string | JsonObject {
+function checkVersion(version: string | JsonObject): string | JsonObject {
   if (typeof version === "string") return version;
   for (const [key, value] of Object.entries(version)) {
     if (value === null) continue;
     if (VERSION_STRINGS.includes(key) && typeof value !== "string")
-      throw argumentInvalid(request, `version.${key}`, "must be a string");
+      throw hubVersionFieldInvalid(key, "a string");
     if (VERSION_INTEGERS.includes(key) && !(typeof value === "number" && Number.isInteger(value)))
-      throw argumentInvalid(request, `version.${key}`, "must be an integer");
+      throw hubVersionFieldInvalid(key, "an integer");
   }
   return version;
 }
@@ -185,13 +183,13 @@ function applyDetails(args: Args, module: ModuleContext): void {
     module.notebox.setConfig(LORA_DETAILS_KEY, undefined);
     return;
   }
-  if (!isJsonObject(details)) throw loraDetailsInvalid(`got "${details}"`);
+  if (!isJsonObject(details)) throw loraDetailsNotObject(details);
   const out: Record<string, string> = {};
   for (const [key, length] of Object.entries(DETAIL_LENGTHS) as [keyof LoraDetails, number][]) {
     const value = details[key];
-    if (value === undefined || value === null) throw loraDetailsInvalid(`${key} is missing`);
+    if (value === undefined || value === null) throw loraDetailMissing(key);
     if (typeof value !== "string" || !HEX.test(value) || value.length !== length)
-      throw loraDetailsInvalid(`${key} must be ${length} hex digits`);
+      throw loraDetailNotHex(key, length);
     out[key] = value.toUpperCase();
   }
   const stored: LoraDetails = { deveui: out["deveui"]!, appeui: out["appeui"]!, appkey: out["appkey"]! };

@@ -122,7 +122,9 @@ describe("card.voltage thresholds and value", () => {
     expect((await t.req({ req: "card.voltage", hours: 721 })).err).toMatch(/hours must be 1 to 720/);
     expect((await t.req({ req: "card.voltage", hours: 0 })).err).toMatch(/hours must be 1 to 720/);
     expect((await t.req({ req: "card.voltage", offset: -1 })).err).toMatch(/offset must be/);
-    expect((await t.req({ req: "card.voltage", vmin: 4, vmax: 3 })).err).toMatch(/\{incompatible\}/);
+    expect((await t.req({ req: "card.voltage", vmin: 4, vmax: 3 })).err).toBe(
+      "card.voltage: vmin (4) must be below vmax (3)",
+    );
     expect((await t.req({ req: "card.voltage", on: true, off: true })).err).toMatch(/\{incompatible\}/);
     expect((await t.req({ req: "card.voltage", hours: "all" })).err).toMatch(/\{io\}/);
     expect((await t.req({ req: "card.voltage", mode: 3 })).err).toMatch(/\{io\}/);
