@@ -8,44 +8,52 @@ interface SupplyPoint {
   readonly usb: boolean;
 }
 
-/** Statistics of the supply over a window (volts already offset by the caller's calibration). */
+/** Statistics of hourly readings over a window (volts already offset by the caller's calibration). */
 export interface SupplyStats {
   readonly average: number;
   readonly min: number;
   readonly max: number;
-  /** Milliseconds of the window that counted. */
-  readonly covered: number;
 }
 
-export interface StatsOptions {
+export interface TrendOptions {
   /** Added to every reading before filtering (calibration). */
   readonly offset?: number;
-  /** Readings below / above these (after offset) are ignored. */
+  /** Hourly readings below / above these (after offset) are ignored. */
   readonly min?: number;
   readonly max?: number;
-  /** Ignore time spent on USB power (trends are not updated on USB). */
-  readonly excludeUsb?: boolean;
 }
 
-/** Longest history kept: the 720-hour analysis window plus the hour of moving average before it. */
-const KEEP_MS = 722 * 3_600_000;
+const HOUR_MS = 3_600_000;
+/** Exact history kept for the present reading's average. */
+export const RECENT_MS = 15 * 60_000;
+/** More changes than this within the recent window are thinned (a supply scripted in ms steps). */
+const MAX_RECENT_POINTS = 4096;
+/** Hourly readings kept: the 720-hour analysis window plus the hour of moving average before it. */
+export const KEEP_HOURS = 722;
 
 /**
  * The supply's history since boot, on the module clock. The power port is piecewise constant
- * between changes, so recording each change (the port reports them, or the module samples it
- * when a request reads it) gives exact time-weighted averages without any sampling timer, at no
- * cost while nothing changes. History lives in RAM: a restart begins a new one.
+ * between changes, which the port reports (or the module notices when a request reads it), so
+ * averages are exact without any sampling timer. Two tiers: the exact changes of the last 15
+ * minutes (the reported `value`), and one reading per hour since boot (trend analysis, as the
+ * module analyses hourly data) in a fixed ring of 722 hours: memory stays bounded however often
+ * the supply changes and however long the module runs. Time on USB power does not count in
+ * hourly readings (trends are not updated on USB). History lives in RAM: a restart begins anew.
  */
 export class VoltageMonitor {
   readonly #clock: Clock;
   readonly #power: PowerSource;
   readonly #onUsbChange: ((usb: boolean, at: number, volts: number) => void) | undefined;
   readonly #unsubscribe: (() => void) | undefined;
-  readonly #points: SupplyPoint[] = [];
-  /** Number of change points held (bounded by the 722 hours kept). */
-  get size(): number {
-    return this.#points.length;
-  }
+  #points: SupplyPoint[] = [];
+  /** Hourly readings include the supply up to this time. */
+  #accumulatedTo: number;
+  /** The hour being filled: index since boot, volt-milliseconds and milliseconds off USB. */
+  #open = { hour: 0, weighted: 0, covered: 0 };
+  /** Closed hours [first, next): weighted and covered per hour, at `2 * (hour % KEEP_HOURS)`. */
+  #closed: Float64Array | undefined;
+  #first = 0;
+  #next = 0;
   /** Module clock ms when this history began (the boot). */
   readonly startedAt: number;
 
@@ -57,7 +65,7 @@ export class VoltageMonitor {
     this.#clock = clock;
     this.#power = power;
     this.#onUsbChange = onUsbChange;
-    this.startedAt = clock.now();
+    this.startedAt = this.#accumulatedTo = clock.now();
     this.#points.push({ at: this.startedAt, volts: power.voltage(), usb: power.usb() });
     this.#unsubscribe = power.onChange?.(() => this.observe());
   }
@@ -67,12 +75,19 @@ export class VoltageMonitor {
     this.#unsubscribe?.();
   }
 
-  /** Records the port's present state if it changed. */
+  /** How much history is held: exact recent points and hourly readings. */
+  get retained(): { points: number; hours: number } {
+    this.observe();
+    return { points: this.#points.length, hours: this.#next - this.#first + 1 };
+  }
+
+  /** Brings the history up to now and records the port's present state if it changed. */
   observe(): void {
     const now = this.#clock.now();
+    const last = this.#points[this.#points.length - 1]!;
+    this.#accumulate(now, last);
     const volts = this.#power.voltage();
     const usb = this.#power.usb();
-    const last = this.#points[this.#points.length - 1]!;
     if (last.volts === volts && last.usb === usb) return;
     if (last.at === now) this.#points[this.#points.length - 1] = { at: now, volts, usb };
     else this.#points.push({ at: now, volts, usb });
@@ -87,47 +102,97 @@ export class VoltageMonitor {
     return { volts: last.volts, usb: last.usb };
   }
 
-  /** Time-weighted statistics over [from, to] (module clock ms), clipped to the history. */
-  stats(from: number, to: number, options: StatsOptions = {}): SupplyStats | undefined {
+  /** Exact time-weighted average over the last `ms` (at most 15 minutes), USB time included. */
+  recentAverage(ms: number): number {
+    this.observe();
+    const end = this.#clock.now();
+    const start = Math.max(end - Math.min(ms, RECENT_MS), this.#points[0]!.at);
+    let weighted = 0;
+    for (let i = 0; i < this.#points.length; i++) {
+      const point = this.#points[i]!;
+      const length = Math.min(this.#points[i + 1]?.at ?? end, end) - Math.max(point.at, start);
+      if (length > 0) weighted += point.volts * length;
+    }
+    // A zero-length window (just booted, or the clock stepped back): the present reading.
+    return end > start ? weighted / (end - start) : this.#points[this.#points.length - 1]!.volts;
+  }
+
+  /**
+   * Hourly readings overlapping [from, to] (module clock ms): their average weighted by the time
+   * they cover inside the window, and the lowest and highest reading. Undefined without any.
+   */
+  trend(from: number, to: number, options: TrendOptions = {}): SupplyStats | undefined {
     this.observe();
     const offset = options.offset ?? 0;
-    const start = Math.max(from, this.startedAt);
-    const end = Math.min(to, this.#clock.now());
-    let weighted = 0;
-    let covered = 0;
+    const low = options.min ?? -Infinity;
+    const high = options.max ?? Infinity;
+    const base = this.startedAt;
+    let weightedSum = 0;
+    let weights = 0;
     let min = Infinity;
     let max = -Infinity;
-    const count = (point: SupplyPoint, length: number) => {
-      if (options.excludeUsb && point.usb) return;
-      const volts = point.volts + offset;
-      if (options.min !== undefined && volts < options.min) return;
-      if (options.max !== undefined && volts > options.max) return;
-      weighted += volts * length;
-      covered += length;
-      min = Math.min(min, volts);
-      max = Math.max(max, volts);
+    // One reading per hour; plain loop over the ring (this runs for every card.voltage).
+    const add = (start: number, end: number, weighted: number, covered: number) => {
+      const overlap = Math.min(end, to) - Math.max(start, from);
+      if (overlap <= 0 || covered <= 0 || end <= start) return;
+      const reading = weighted / covered + offset;
+      if (reading < low || reading > high) return;
+      const weight = (covered * overlap) / (end - start);
+      weightedSum += reading * weight;
+      weights += weight;
+      if (reading < min) min = reading;
+      if (reading > max) max = reading;
     };
-    if (end <= start) {
-      // A zero-length window (just booted, or asked for no time): the reading in effect then.
-      if (end < start) return undefined;
-      const inEffect = this.#points.filter((p) => p.at <= end).pop();
-      if (inEffect) count(inEffect, 0);
-    } else {
-      for (let i = 0; i < this.#points.length; i++) {
-        const point = this.#points[i]!;
-        const spanStart = Math.max(point.at, start);
-        const spanEnd = Math.min(this.#points[i + 1]?.at ?? end, end);
-        if (spanEnd > spanStart) count(point, spanEnd - spanStart);
+    const closed = this.#closed;
+    if (closed) {
+      const firstHour = Math.max(this.#first, Math.floor((from - base) / HOUR_MS));
+      const endHour = Math.min(this.#next, Math.floor((to - base) / HOUR_MS) + 1);
+      for (let hour = firstHour; hour < endHour; hour++) {
+        const slot = 2 * (hour % KEEP_HOURS);
+        const start = base + hour * HOUR_MS;
+        add(start, start + HOUR_MS, closed[slot]!, closed[slot + 1]!);
       }
     }
-    if (min === Infinity) return undefined;
-    return { average: covered > 0 ? weighted / covered : min, min, max, covered };
+    const open = this.#open;
+    add(base + open.hour * HOUR_MS, this.#accumulatedTo, open.weighted, open.covered);
+    return weights > 0 ? { average: weightedSum / weights, min, max } : undefined;
+  }
+
+  /** Adds the supply `point` held from the last accumulation until `until` to the hourly readings. */
+  #accumulate(until: number, point: SupplyPoint): void {
+    let at = this.#accumulatedTo;
+    while (at < until) {
+      const hour = Math.floor((at - this.startedAt) / HOUR_MS);
+      if (hour > this.#open.hour) this.#closeOpenHour(hour);
+      const end = Math.min(until, this.startedAt + (hour + 1) * HOUR_MS);
+      if (!point.usb) {
+        this.#open.weighted += point.volts * (end - at);
+        this.#open.covered += end - at;
+      }
+      at = end;
+    }
+    this.#accumulatedTo = Math.max(this.#accumulatedTo, until);
+  }
+
+  #closeOpenHour(nextHour: number): void {
+    this.#closed ??= new Float64Array(2 * KEEP_HOURS);
+    const { hour, weighted, covered } = this.#open;
+    // Hours skipped entirely (nothing observed for a while) hold the steady supply; they are
+    // filled by #accumulate one hour at a time, so `hour` is always `#next` here.
+    const slot = 2 * (hour % KEEP_HOURS);
+    this.#closed[slot] = weighted;
+    this.#closed[slot + 1] = covered;
+    this.#next = hour + 1;
+    if (this.#next - this.#first > KEEP_HOURS) this.#first = this.#next - KEEP_HOURS;
+    this.#open = { hour: nextHour, weighted: 0, covered: 0 };
   }
 
   #trim(now: number): void {
-    const cutoff = now - KEEP_MS;
+    const cutoff = now - RECENT_MS;
     let drop = 0;
     while (drop + 1 < this.#points.length && this.#points[drop + 1]!.at <= cutoff) drop++;
-    if (drop > 0) this.#points.splice(0, drop);
+    // A supply changing faster than this can be kept is thinned from the old end.
+    drop = Math.max(drop, this.#points.length - MAX_RECENT_POINTS);
+    if (drop > 0) this.#points = this.#points.slice(drop);
   }
 }

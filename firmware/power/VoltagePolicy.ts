@@ -66,11 +66,7 @@ export function calibrationOffset(module: ModuleContext): number {
 /** The supply voltage the module reports: the 15-minute average, or the present reading. */
 export function measuredVoltage(module: ModuleContext, now = false): number {
   const offset = calibrationOffset(module);
-  const at = module.clock.now();
-  const present = module.voltage.now().volts + offset;
-  if (now) return present;
-  // No window when the clock stepped back before the history began: the present reading.
-  return module.voltage.stats(at - VALUE_AVERAGE_MS, at, { offset })?.average ?? present;
+  return (now ? module.voltage.now().volts : module.voltage.recentAverage(VALUE_AVERAGE_MS)) + offset;
 }
 
 /** The state (`usb`, `high`, `normal`, `low`, `dead`) the supply is in under the thresholds. */

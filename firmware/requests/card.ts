@@ -278,8 +278,8 @@ function voltageReport(module: ModuleContext, s: VoltageSettings, w: TrendWindow
 
   const end = module.clock.now() - w.offsetHours * HOUR_MS;
   const from = Math.max(end - w.hours * HOUR_MS, s.onAt ?? 0);
-  const options = { offset: calibrationOffset(module), min: w.vmin, max: w.vmax, excludeUsb: true };
-  const stats = module.voltage.stats(from, end, options);
+  const options = { offset: calibrationOffset(module), min: w.vmin, max: w.vmax };
+  const stats = module.voltage.trend(from, end, options);
   reply["hours"] = w.hours;
   if (!stats) return reply;
   reply["vmin"] = stats.min;
@@ -289,7 +289,7 @@ function voltageReport(module: ModuleContext, s: VoltageSettings, w: TrendWindow
   // earlier average may reach an hour before the window, as long as trends were on then.
   const trendsFrom = Math.max(s.onAt ?? 0, module.voltage.startedAt);
   const movingAverage = (at: number) =>
-    at - HOUR_MS >= trendsFrom ? module.voltage.stats(at - HOUR_MS, at, options)?.average : undefined;
+    at - HOUR_MS >= trendsFrom ? module.voltage.trend(at - HOUR_MS, at, options)?.average : undefined;
   for (const [field, spanHours] of [
     ["daily", 24],
     ["weekly", 168],

@@ -83,17 +83,38 @@ describe("card.voltage trends", () => {
     expect(reply.vavg).toBeUndefined();
   });
 
-  it("keeps about a month of history however long it runs, and nothing while the supply is steady", async () => {
+  it("keeps bounded history however long it runs and however often the supply changes", async () => {
     const t = await bootTestModule();
     await t.req({ req: "card.voltage", on: true });
     await t.clock.advance(1000 * HOUR);
-    expect(t.module.voltage.size).toBe(1);
+    expect(t.module.voltage.retained).toEqual({ points: 1, hours: 723 });
     for (let i = 0; i < 2000; i++) {
       t.power.volts = i % 2 ? 3.7 : 3.9;
       await t.clock.advance(HOUR);
     }
-    expect(t.module.voltage.size).toBeLessThanOrEqual(723);
+    expect(t.module.voltage.retained.hours).toBe(723);
+    expect(t.module.voltage.retained.points).toBeLessThanOrEqual(2);
     const reply = await t.req({ req: "card.voltage" });
     expect(reply.vavg).toBeCloseTo(3.8, 10);
+    // A supply scripted in 100 ms steps for an hour: the recent tier is thinned, not grown.
+    for (let i = 0; i < 36_000; i++) {
+      t.power.volts = 3.5 + (i % 100) / 1000;
+      await t.clock.advance(100);
+    }
+    expect(t.module.voltage.retained.points).toBeLessThanOrEqual(4096);
+    expect((await t.req({ req: "card.voltage", hours: 1 })).vavg).toBeCloseTo(3.5495, 3);
+  });
+
+  it("analyses hourly readings: a dip inside an hour counts by its share of that hour", async () => {
+    const t = await bootTestModule();
+    await t.req({ req: "card.voltage", on: true });
+    await t.clock.advance(HOUR / 2);
+    t.power.volts = 3.1;
+    await t.clock.advance(HOUR / 4);
+    t.power.volts = 3.9;
+    await t.clock.advance(HOUR / 4 + HOUR);
+    const reply = await t.req({ req: "card.voltage" });
+    expect(reply.vmin).toBeCloseTo(3.7, 10); // (3.9 * 3 + 3.1) / 4 in the first hour
+    expect(reply.vmax).toBe(3.9);
   });
 });
