@@ -57,7 +57,7 @@ export class Environment {
   /** The effective value of one variable. */
   get(name: string): EnvEntry | undefined {
     const key = name.toLowerCase();
-    const local = this.#layer(ENV_KEYS.local)[key];
+    const local = entryOf(this.#layer(ENV_KEYS.local), key);
     if (local) return local;
     const hub = this.#notebox.config<HubEnvironment>(ENV_KEYS.hub);
     if (hub) {
@@ -69,7 +69,7 @@ export class Environment {
         }
       }
     }
-    return this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults)[key];
+    return entryOf(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults), key);
   }
 
   /** Every variable with its effective value, keyed by lower-cased name. */
@@ -116,10 +116,11 @@ export class Environment {
 
   #change(key: string, name: string, entry: EnvEntry | undefined, time: number): void {
     const before = this.#fingerprint();
-    const layer = { ...this.#layer(key) };
-    if (entry) layer[name.toLowerCase()] = entry;
-    else delete layer[name.toLowerCase()];
-    this.#notebox.setConfig(key, Object.keys(layer).length > 0 ? layer : undefined);
+    // Through a Map: names such as "__proto__" are plain keys here, never object internals.
+    const layer = new Map(Object.entries(this.#layer(key)));
+    if (entry) layer.set(name.toLowerCase(), entry);
+    else layer.delete(name.toLowerCase());
+    this.#notebox.setConfig(key, layer.size > 0 ? Object.fromEntries(layer) : undefined);
     if (this.#fingerprint() === before) return;
     // Without a known time a change cannot be dated; the last known date is kept, never moved back.
     const previous = this.#notebox.config<number>(ENV_KEYS.modified) ?? 0;
@@ -134,4 +135,9 @@ export class Environment {
   #layer<E extends EnvEntry = EnvEntry>(key: string): Layer<E> {
     return this.#notebox.config<Layer<E>>(key) ?? {};
   }
+}
+
+/** A layer's own entry for a lower-cased name (inherited object members are not variables). */
+function entryOf<E extends EnvEntry>(layer: Layer<E>, key: string): E | undefined {
+  return Object.hasOwn(layer, key) ? layer[key] : undefined;
 }

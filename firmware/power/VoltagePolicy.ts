@@ -41,9 +41,14 @@ export function voltageSettings(module: ModuleContext): VoltageSettings {
   return module.notebox.config<VoltageSettings>(VOLTAGE_CONFIG_KEY) ?? {};
 }
 
+/** The thresholds a preset name stands for, if `mode` is one (own keys only: not `toString`). */
+export function presetThresholds(mode: string): string | undefined {
+  return Object.hasOwn(VOLTAGE_PRESETS, mode) ? VOLTAGE_PRESETS[mode] : undefined;
+}
+
 /** Threshold text of a preset name or a custom string; undefined when it is neither. */
 export function thresholdsOf(mode: string): VoltageVariable | undefined {
-  const parsed = VoltageVariable.parse(VOLTAGE_PRESETS[mode] ?? mode, "volts");
+  const parsed = VoltageVariable.parse(presetThresholds(mode) ?? mode, "volts");
   return parsed instanceof VoltageVariable ? parsed : undefined;
 }
 

@@ -36,7 +36,7 @@ import {
   DEFAULT_CALIBRATION,
   measuredVoltage,
   VOLTAGE_CONFIG_KEY,
-  VOLTAGE_PRESETS,
+  presetThresholds,
   voltageSettings,
   type VoltageSettings,
 } from "../power/VoltagePolicy.js";
@@ -228,7 +228,7 @@ function cardVoltage({ name, args, module }: RequestContext): JsonObject {
   const s: Mutable<VoltageSettings> = { ...voltageSettings(module) };
   if (mode !== undefined && mode !== "?") {
     if (module.variant.extendedPower) throw notSupportedOnExtendedPower("setting voltage thresholds");
-    if (VOLTAGE_PRESETS[mode] !== undefined) s.mode = mode === "default" ? undefined : mode;
+    if (presetThresholds(mode) !== undefined) s.mode = mode === "default" ? undefined : mode;
     else {
       const parsed = VoltageVariable.parse(mode, "volts");
       if (!(parsed instanceof VoltageVariable)) throw voltageModeInvalid(mode, parsed.problem);

@@ -69,16 +69,17 @@ function envGet({ name: request, args, module }: RequestContext): JsonObject {
 
   const time = env.modified();
   if (since !== undefined && time <= since) throw envNotModified();
-  const body: JsonObject = {};
+  // Built from entries so that any name, "__proto__" included, is an own member of the body.
+  const pairs: [string, string][] = [];
   if (names !== undefined) {
     for (const wanted of names) {
       const entry: EnvEntry | undefined = visible(wanted) ? env.get(wanted) : undefined;
-      if (entry) body[wanted] = entry.text;
+      if (entry) pairs.push([wanted, entry.text]);
     }
   } else {
-    for (const entry of env.all().values()) if (visible(entry.name)) body[entry.name] = entry.text;
+    for (const entry of env.all().values()) if (visible(entry.name)) pairs.push([entry.name, entry.text]);
   }
-  return { body, time };
+  return { body: Object.fromEntries(pairs), time };
 }
 
 /**

@@ -75,4 +75,25 @@ describe("environment variable precedence", () => {
     expect(defaults["shown"]!.sync).toBe(true);
     expect(defaults["hidden"]!.sync).toBeUndefined();
   });
+
+  it("treats names that are object members in JavaScript like any other name", async () => {
+    const t = await bootTestModule({ variant: "lora" });
+    await t.req({
+      req: "env.template",
+      body: JSON.parse('{"__proto__":"10","constructor":11,"toString":true}'),
+    });
+    expect((await t.req({ req: "env.get", name: "constructor" })).text).toBeUndefined();
+    await t.req({ req: "env.default", name: "__proto__", text: "a" });
+    await t.req({ req: "env.set", name: "Constructor", text: "b" });
+    await t.req({ req: "env.default", name: "toString", text: "c" });
+    const again = await t.reboot();
+    expect((await again.req({ req: "env.get", name: "__PROTO__" })).text).toBe("a");
+    expect((await again.req({ req: "env.get", names: ["__proto__", "constructor"] })).body).toEqual(
+      JSON.parse('{"__proto__":"a","constructor":"b"}'),
+    );
+    expect(JSON.stringify((await again.req({ req: "env.get" })).body)).toBe(
+      '{"Constructor":"b","__proto__":"a","toString":"c"}',
+    );
+    expect((await again.req({ req: "card.voltage", mode: "toString" })).err).toMatch(/is neither a preset/);
+  });
 });
