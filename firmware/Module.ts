@@ -10,7 +10,9 @@ import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
 import type { KvStore } from "./storage/KvStore.js";
 import { Notebox } from "./storage/Notebox.js";
-import { VARIANTS, variantNamed, type Variant, type VariantName } from "./Variant.js";
+import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
+import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
+import { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { SimError } from "./SimError.js";
 
 export interface ModuleOptions {
@@ -18,7 +20,8 @@ export interface ModuleOptions {
   readonly random: Random;
   /** Where the module's flash lives. */
   readonly store: KvStore;
-  readonly variant?: VariantName | Variant;
+  /** A variant name, a SKU, either with `+xp` for the extended-power module, or a Variant. */
+  readonly variant?: VariantName | string | Variant;
   readonly power?: PowerSource;
   readonly log?: ModuleLog;
   /** Longest JSON request line accepted, in bytes (default 8192). */
@@ -61,6 +64,7 @@ export class Module implements ModuleContext {
   readonly #options: ModuleOptions;
   readonly #maxRequestBytes: number;
   #notebox!: Notebox;
+  #voltage: VoltageMonitor | undefined;
   #bootedAt = 0;
   #timeBase: { clockMs: number; seconds: number } | undefined;
   #queue: Promise<unknown> = Promise.resolve();
@@ -73,7 +77,7 @@ export class Module implements ModuleContext {
     this.clock = options.clock;
     this.random = options.random;
     const variant = options.variant ?? "cell";
-    const resolved = typeof variant === "string" ? variantNamed(variant) : variant;
+    const resolved = typeof variant === "string" ? resolveVariant(variant) : variant;
     if (!resolved)
       throw new Error(
         `unknown module variant ${String(variant)}; one of ${Object.keys(VARIANTS).join(", ")}`,
@@ -95,6 +99,11 @@ export class Module implements ModuleContext {
   async #boot(): Promise<void> {
     this.#notebox = await Notebox.open(this.#options.store);
     this.#bootedAt = this.clock.now();
+    // A restart starts a new supply history, as RAM is lost.
+    this.#voltage?.dispose();
+    this.#voltage = new VoltageMonitor(this.clock, this.power, (usb, at, volts) =>
+      this.#background(() => onUsbPowerChange(this, usb, at, volts)),
+    );
     this.#timeBase = this.#options.timeKnown ? { clockMs: 0, seconds: 0 } : undefined;
     this.#binaryReceiver = undefined;
     if (!this.#notebox.config<Identity>("identity")) {
@@ -117,6 +126,11 @@ export class Module implements ModuleContext {
 
   get notebox(): Notebox {
     return this.#notebox;
+  }
+
+  /** The supply's history since boot (`card.voltage`, voltage-variable settings). */
+  get voltage(): VoltageMonitor {
+    return this.#voltage!;
   }
 
   get bootedAt(): number {
@@ -193,8 +207,17 @@ export class Module implements ModuleContext {
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#voltage?.dispose();
     await this.#queue.catch(() => undefined);
     await this.#options.store.close();
+  }
+
+  /** Runs a state change the module makes by itself (not for a request), in the request order. */
+  #background(task: () => void): void {
+    if (this.#closed) return;
+    this.#serialize(() => this.#notebox.transact(task)).catch((error: unknown) =>
+      this.log.error("background task failed", { error: String((error as Error)?.stack ?? error) }),
+    );
   }
 
   #serialize<T>(task: () => Promise<T>): Promise<T> {

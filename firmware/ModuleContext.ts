@@ -1,6 +1,7 @@
 import type { Clock } from "./Clock.js";
 import type { ModuleLog } from "./ModuleLog.js";
 import type { PowerSource } from "./PowerSource.js";
+import type { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { Random } from "./Random.js";
 import type { Notebox } from "./storage/Notebox.js";
 import type { Variant } from "./Variant.js";
@@ -13,6 +14,10 @@ export interface ModuleContext {
   readonly variant: Variant;
   readonly power: PowerSource;
   readonly log: ModuleLog;
+  /** The supply's history since boot, read through `power` (firmware/power/VoltagePolicy.ts). */
+  readonly voltage: VoltageMonitor;
+  /** The module's DeviceUID (`dev:` and 15 digits), fixed at first boot. */
+  readonly deviceUid: string;
   /** Clock time (ms) of the last boot. */
   readonly bootedAt: number;
   /** Epoch seconds, or undefined while the module does not know the time (until a hub sets it). */

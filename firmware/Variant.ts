@@ -1,6 +1,10 @@
 /**
  * Hardware variants of the module. A module is built for one; it decides which requests and
  * arguments exist (per-variant rules of the spec) and what `card.version` reports.
+ *
+ * Identity values (SKU, ordering code, board, firmware target) are taken from replies of real
+ * modules where one was published (docs/module.md lists the sources); where none was, the field
+ * is left out rather than invented.
  */
 export type VariantName = "cell" | "cell-wifi" | "wifi" | "lora" | "ntn";
 
@@ -9,20 +13,30 @@ export interface Variant {
   /** How the module names its radio in errors ("request not supported for wifi"). */
   readonly radio: string;
   readonly sku: string;
-  readonly orderingCode: string;
-  readonly board: string;
+  /** Ordering code as `card.version` reports it; absent when no real value is known. */
+  readonly orderingCode?: string;
+  /** Board revision as `card.version` reports it; absent when no real value is known. */
+  readonly board?: string;
+  /** Firmware target (`card.version` body.target): the module's main processor family. */
+  readonly target: string;
   readonly cell: boolean;
   readonly wifi: boolean;
   readonly gps: boolean;
   readonly lora: boolean;
   readonly ntn: boolean;
-  /** The extended-power module: no voltage-variable sync periods (`vinbound`/`voutbound`). */
+  /**
+   * The extended-power module (Notecard XP): voltage thresholds and voltage-variable sync
+   * periods (`card.voltage mode`, `hub.set vinbound/voutbound`) are not available.
+   */
   readonly extendedPower: boolean;
+  /** Every real SKU of this family (`--sku` accepts any of them). */
+  readonly skus: readonly string[];
 }
 
 const base = { cell: false, wifi: false, gps: false, lora: false, ntn: false, extendedPower: false };
 
 export const VARIANTS: Readonly<Record<VariantName, Variant>> = {
+  // Reply of a NOTE-MBNAN on firmware 9.3.1 (reference/notecard-behavior.md §4.6).
   cell: {
     ...base,
     name: "cell",
@@ -30,50 +44,91 @@ export const VARIANTS: Readonly<Record<VariantName, Variant>> = {
     sku: "NOTE-MBNAN",
     orderingCode: "EA0WT1C0AXBN",
     board: "5.13",
+    target: "u5",
     cell: true,
     gps: true,
+    skus: ["NOTE-MBNAN", "NOTE-MBGLN", "NOTE-NBNAN", "NOTE-NBGLN", "NOTE-WBNAN", "NOTE-WBEXN"],
   },
+  // Reply of a NOTE-WBNAW published on the vendor forum (thread 2387).
   "cell-wifi": {
     ...base,
     name: "cell-wifi",
     radio: "cell+wifi",
-    sku: "NOTE-MBGLW",
-    orderingCode: "EB0WT1C0AXBW",
+    sku: "NOTE-WBNAW",
+    orderingCode: "FA0YT1N0ACAM",
     board: "5.13",
+    target: "u5",
     cell: true,
     wifi: true,
     gps: true,
+    skus: ["NOTE-WBNAW", "NOTE-WBGLW", "NOTE-WBEXW", "NOTE-MBNAW", "NOTE-MBGLW", "NOTE-NBNAW", "NOTE-NBGLW"],
   },
+  // Reply of a NOTE-ESP (WiFi v2, ESP32-S3) published in a public project README.
   wifi: {
     ...base,
     name: "wifi",
     radio: "wifi",
-    sku: "NOTE-WIFI",
-    orderingCode: "EW0WT1C0AXBW",
-    board: "5.13",
+    sku: "NOTE-ESP",
+    orderingCode: "WZ0XV1N0ZZAV",
+    board: "4.0",
+    target: "s3",
     wifi: true,
+    skus: ["NOTE-ESP", "NOTE-WIFI"],
   },
+  // No published card.version reply: ordering code and board are left out.
   lora: {
     ...base,
     name: "lora",
     radio: "lora",
     sku: "NOTE-LWUS",
-    orderingCode: "EL0WT1C0AXBL",
-    board: "5.13",
+    target: "wl",
     lora: true,
+    skus: ["NOTE-LWUS", "NOTE-LWEU"],
   },
+  // Notecard for Skylo: cellular, WiFi and NTN satellite with GNSS; no published reply.
   ntn: {
     ...base,
     name: "ntn",
     radio: "ntn",
-    sku: "NOTE-NTN",
-    orderingCode: "EN0WT1C0AXBN",
-    board: "5.13",
-    ntn: true,
+    sku: "NOTE-NBGLWX",
+    target: "u5",
+    cell: true,
+    wifi: true,
     gps: true,
+    ntn: true,
+    skus: ["NOTE-NBGLWX"],
   },
 };
 
 export function variantNamed(name: string): Variant | undefined {
-  return (VARIANTS as Record<string, Variant>)[name];
+  return Object.hasOwn(VARIANTS, name) ? VARIANTS[name as VariantName] : undefined;
+}
+
+/** The variant of a real SKU, reporting that SKU (and no ordering code unless it is known). */
+export function variantForSku(sku: string): Variant | undefined {
+  const wanted = sku.toUpperCase();
+  for (const variant of Object.values(VARIANTS)) {
+    if (!variant.skus.includes(wanted)) continue;
+    if (wanted === variant.sku) return variant;
+    const { orderingCode: _code, ...rest } = variant;
+    return { ...rest, sku: wanted };
+  }
+  return undefined;
+}
+
+/** The same hardware as the extended-power (XP) module. */
+export function extendedPowerVariant(variant: Variant): Variant {
+  return { ...variant, extendedPower: true };
+}
+
+/**
+ * A variant from a command-line style spec: a variant name (`cell-wifi`) or a SKU
+ * (`NOTE-WBNAW`), optionally followed by `+xp` for the extended-power module.
+ */
+export function resolveVariant(spec: string): Variant | undefined {
+  const xp = /\+xp$/i.test(spec);
+  const core = xp ? spec.slice(0, -3) : spec;
+  const variant = variantNamed(core.toLowerCase()) ?? variantForSku(core);
+  if (!variant) return undefined;
+  return xp ? extendedPowerVariant(variant) : variant;
 }

@@ -42,3 +42,78 @@ export const notYetBuilt = (name: string, what: string): SimError =>
 // --- storage ---------------------------------------------------------------------------------
 export const storageFull = (): SimError =>
   simError("error writing to flash: storage is full {file-storage-full} {full}");
+
+// --- card, hub and env requests ---------------------------------------------------------------
+// Argument errors carry no {io}: hosts retry {io} errors, and a bad value fails the same way
+// every time. Wording is ours unless noted (docs/module.md).
+export const argumentsIncompatible = (request: string, a: string, b: string): SimError =>
+  simError(`${request}: ${a} and ${b} cannot be used together {incompatible}`);
+export const argumentRequired = (request: string, arg: string): SimError =>
+  simError(`${request}: ${arg} is required`);
+export const voltageVariableInvalid = (
+  request: string,
+  arg: string,
+  text: string,
+  problem: string,
+): SimError =>
+  simError(`${request}: ${arg} "${echo(text)}" is not a valid voltage-variable string: ${problem}`);
+export const notSupportedOnExtendedPower = (what: string): SimError =>
+  simError(`${what} is not supported on the extended-power (XP) module {not-supported}`);
+export const hubModeInvalid = (mode: string): SimError =>
+  simError(
+    `hub.set: mode "${echo(mode)}" is not one of periodic, continuous, minimum, off, dfu, dfu-completed, -`,
+  );
+export const hubHostInvalid = (): SimError =>
+  simError('hub.set: host must be a host name, or "-" for the default');
+export const hubPeriodInvalid = (arg: string, got: number): SimError =>
+  simError(`hub.set: ${arg} must be a number of minutes, or -1 to reset (got ${got})`);
+export const hubDurationInvalid = (got: number): SimError =>
+  simError(`hub.set: duration must be at least 15 minutes, or -1 to reset (got ${got})`);
+export const hubSecondsInvalid = (got: number): SimError =>
+  simError(`hub.set: seconds must be a number of seconds, or -1 to reset (got ${got})`);
+export const hubVersionFieldInvalid = (field: string, expected: "a string" | "an integer"): SimError =>
+  simError(`hub.set: version.${field} must be ${expected}`);
+const LORA_DETAILS = 'hub.set: details must be "-" or {"deveui","appeui","appkey"} in hex';
+export const loraDetailsNotObject = (got: string): SimError =>
+  simError(`${LORA_DETAILS}: got "${echo(got)}"`);
+export const loraDetailMissing = (field: string): SimError =>
+  simError(`${LORA_DETAILS}: ${field} is missing`);
+export const loraDetailNotHex = (field: string, digits: number): SimError =>
+  simError(`${LORA_DETAILS}: ${field} must be ${digits} hex digits`);
+// Text of the schema's sample reply (reference Appendix A, env.get).
+export const envNotModified = (): SimError => simError("environment hasn't been modified {env-not-modified}");
+export const envNamesEmpty = (): SimError => simError("env.get: names must list at least one name");
+export const envTemplateRequired = (radio: string): SimError =>
+  simError(`env.get: a ${radio} module needs an env.template before it can read environment variables`);
+export const envTemplateHintInvalid = (name: string): SimError =>
+  simError(`env.template: ${echo(name)} must be a boolean, number or string type hint`);
+export const apiVersionUnsupported = (api: number, supported: number): SimError =>
+  simError(`card.version: API ${api} is newer than this firmware's API ${supported} {version}`);
+export const apiVersionInvalid = (): SimError => simError("card.version: api must be an API major version");
+export const sideloadTimeInvalid = (got: number): SimError =>
+  simError(`card.time: time must be UNIX epoch seconds after 2017 (got ${got})`);
+export const restoreNeedsDelete = (radio: string): SimError =>
+  simError(`card.restore: a ${radio} module cannot keep its configuration; delete:true is required`);
+export const voltageModeInvalid = (mode: string, problem: string): SimError =>
+  simError(
+    `card.voltage: mode "${echo(mode)}" is neither a preset (default, lipo, l91, alkaline, tad, lic, ?) nor a threshold string: ${problem}`,
+  );
+export const voltageHoursInvalid = (got: number): SimError =>
+  simError(`card.voltage: hours must be 1 to 720 (got ${got})`);
+export const voltageOffsetInvalid = (got: number): SimError =>
+  simError(`card.voltage: offset must be 0 to 720 hours (got ${got})`);
+export const voltageLimitsInvalid = (vmin: number, vmax: number): SimError =>
+  simError(`card.voltage: vmin (${vmin}) must be below vmax (${vmax})`);
+export const calibrationInvalid = (got: number): SimError =>
+  simError(`card.voltage: calibration must be -1 to 2 volts (got ${got})`);
+export const randomModeInvalid = (): SimError => simError('card.random: mode must be "payload"');
+export const randomPayloadCountInvalid = (max: number): SimError =>
+  simError(`card.random: count must be 1 to ${max} bytes with mode "payload"`);
+export const randomCountInvalid = (): SimError =>
+  simError("card.random: count must be a positive 32-bit number");
+export const emailInvalid = (got: string): SimError =>
+  simError(`card.contact: email "${echo(got)}" is not an email address`);
+export const i2cAddressInvalid = (got: number): SimError =>
+  simError(`card.io: i2c must be a 7-bit address from 8 to 119, or -1 for the default (got ${got})`);
+export const ioModeInvalid = (got: string, modes: readonly string[]): SimError =>
+  simError(`card.io: mode "${echo(got)}" is not one of ${modes.join(", ")}`);

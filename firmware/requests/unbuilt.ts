@@ -1,34 +1,82 @@
 import { notYetBuilt } from "../errors.js";
-import type { RequestHandler, RequestTable } from "./RequestTable.js";
+import type { VariantName } from "../Variant.js";
+import type { RequestDefinition, RequestTable } from "./RequestTable.js";
+
+interface Waiting {
+  /** What the request waits for. */
+  readonly what: string;
+  /** Variants that have the request (all when absent): others answer `request not supported`. */
+  readonly variants?: readonly VariantName[];
+}
+
+const SYNC = "synchronization with a hub";
+const RADIO = "the radio model";
+const AUX = "the AUX pins";
+const WITH_GPS: readonly VariantName[] = ["cell", "cell-wifi", "ntn"];
+const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
 
 /**
  * Requests whose behaviour arrives with a later capability. They answer a clear
- * `{not-supported}` error naming what is missing instead of pretending to work.
+ * `{not-supported}` error naming what is missing instead of pretending to work; on a variant
+ * without the request they answer as the real module does.
  */
-const waitingFor: Record<string, string> = {
-  "hub.sync": "synchronization with a hub",
-  "hub.sync.status": "synchronization with a hub",
-  "hub.status": "synchronization with a hub",
-  "hub.signal": "synchronization with a hub",
-  "dfu.get": "firmware update (DFU)",
-  "dfu.status": "firmware update (DFU)",
-  web: "web requests through hub proxy routes",
-  "web.get": "web requests through hub proxy routes",
-  "web.post": "web requests through hub proxy routes",
-  "web.put": "web requests through hub proxy routes",
-  "web.delete": "web requests through hub proxy routes",
-  "card.binary": "the binary buffer",
-  "card.binary.get": "the binary buffer",
-  "card.binary.put": "the binary buffer",
-  "card.attn": "the ATTN pin",
+const waitingFor: Record<string, Waiting> = {
+  "hub.sync": { what: SYNC },
+  "hub.sync.status": { what: SYNC },
+  "hub.status": { what: SYNC },
+  "hub.signal": { what: SYNC },
+  "dfu.get": { what: "firmware update (DFU)" },
+  "dfu.status": { what: "firmware update (DFU)" },
+  web: { what: "web requests through hub proxy routes" },
+  "web.get": { what: "web requests through hub proxy routes" },
+  "web.post": { what: "web requests through hub proxy routes" },
+  "web.put": { what: "web requests through hub proxy routes" },
+  "web.delete": { what: "web requests through hub proxy routes" },
+  "card.binary": { what: "the binary buffer" },
+  "card.binary.get": { what: "the binary buffer" },
+  "card.binary.put": { what: "the binary buffer" },
+  "card.attn": { what: "the ATTN pin" },
+  // card.* requests that need hardware or a later capability.
+  "card.location": { what: "GPS and location", variants: WITH_GPS },
+  "card.location.mode": { what: "GPS and location", variants: WITH_GPS },
+  "card.location.track": { what: "GPS and location", variants: WITH_GPS },
+  "card.triangulate": { what: RADIO },
+  "card.wireless": { what: RADIO },
+  "card.wireless.penalty": { what: RADIO },
+  "card.transport": { what: RADIO },
+  "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
+  "card.usage.get": { what: "data usage accounting (comes with sync)" },
+  "card.usage.test": { what: "data usage accounting (comes with sync)" },
+  "card.temp": { what: "the temperature sensor model" },
+  "card.motion": { what: "the accelerometer model" },
+  "card.motion.mode": { what: "the accelerometer model" },
+  "card.motion.sync": { what: "the accelerometer model" },
+  "card.motion.track": { what: "the accelerometer model" },
+  "card.illumination": { what: "the light sensor model" },
+  "card.power": { what: "the Mojo power monitor model" },
+  "card.aux": { what: AUX },
+  "card.aux.serial": { what: AUX },
+  "card.led": { what: `${AUX} (LEDs are driven through card.aux)` },
+  "card.monitor": { what: AUX },
+  "card.carrier": { what: AUX },
+  "card.dfu": { what: "outboard firmware update (DFU)" },
+  "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },
+  "card.trace": { what: "trace output on the host link" },
+  "ntn.gps": { what: "the satellite (NTN) radio model", variants: ["ntn"] },
+  "ntn.reset": { what: "the satellite (NTN) radio model", variants: ["ntn"] },
+  "ntn.status": { what: "the satellite (NTN) radio model", variants: ["ntn"] },
 };
 
-const unbuilt =
-  (what: string): RequestHandler =>
-  ({ name }) => {
-    throw notYetBuilt(name, what);
+function unbuilt({ what, variants }: Waiting): RequestDefinition {
+  return {
+    // The dispatcher answers the variant check; this handler only runs where the request exists.
+    ...(variants ? { variants } : {}),
+    handler: ({ name }) => {
+      throw notYetBuilt(name, what);
+    },
   };
+}
 
 export const unbuiltRequests: RequestTable = Object.fromEntries(
-  Object.entries(waitingFor).map(([name, what]) => [name, unbuilt(what)]),
+  Object.entries(waitingFor).map(([name, waiting]) => [name, unbuilt(waiting)]),
 );

@@ -1,0 +1,143 @@
+import type { Notebox } from "../storage/Notebox.js";
+
+/** One variable as a layer holds it: the name as it was given, its value, when it was set. */
+export interface EnvEntry {
+  readonly name: string;
+  readonly text: string;
+  /** Epoch seconds when set (0 when the module did not know the time). */
+  readonly time: number;
+}
+
+/** Host defaults also remember whether the host asked for them to be shown on the hub. */
+export interface EnvDefaultEntry extends EnvEntry {
+  readonly sync?: boolean;
+}
+
+/** A layer: lower-cased name to entry. */
+type Layer<E extends EnvEntry = EnvEntry> = Record<string, E>;
+
+/**
+ * Values the hub delivered, written by the sync engine into the `env.hub` configuration record.
+ * Each scope maps variable names to values; the hub has already merged a device's fleets.
+ * `time` is when the hub values last changed (epoch seconds).
+ */
+export interface HubEnvironment {
+  readonly device?: Readonly<Record<string, string>>;
+  readonly fleet?: Readonly<Record<string, string>>;
+  readonly project?: Readonly<Record<string, string>>;
+  readonly time?: number;
+}
+
+/** Configuration record keys (Notebox config) of the environment. */
+export const ENV_KEYS = {
+  /** `env.set` values: `Layer` (lower-cased name → EnvEntry). */
+  local: "env.set",
+  /** `env.default` values: `Layer<EnvDefaultEntry>`. */
+  defaults: "env.default",
+  /** Hub values: `HubEnvironment`, written by the sync engine. */
+  hub: "env.hub",
+  /** Epoch seconds of the last change of any effective value made on the module. */
+  modified: "env.modified",
+} as const;
+
+const HUB_SCOPES = ["device", "fleet", "project"] as const;
+
+/**
+ * The module's environment variables over its configuration records. Names are
+ * case-insensitive. A name resolves to the first of: the host's `env.set` value, the hub's
+ * device, fleet and project values, the host's `env.default` value.
+ */
+export class Environment {
+  readonly #notebox: Notebox;
+
+  constructor(notebox: Notebox) {
+    this.#notebox = notebox;
+  }
+
+  /** The effective value of one variable. */
+  get(name: string): EnvEntry | undefined {
+    const key = name.toLowerCase();
+    const local = entryOf(this.#layer(ENV_KEYS.local), key);
+    if (local) return local;
+    const hub = this.#notebox.config<HubEnvironment>(ENV_KEYS.hub);
+    if (hub) {
+      for (const scope of HUB_SCOPES) {
+        const values = hub[scope];
+        if (!values) continue;
+        for (const [hubName, text] of Object.entries(values)) {
+          if (hubName.toLowerCase() === key) return { name: hubName, text, time: hub.time ?? 0 };
+        }
+      }
+    }
+    return entryOf(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults), key);
+  }
+
+  /** Every variable with its effective value, keyed by lower-cased name. */
+  all(): Map<string, EnvEntry> {
+    const out = new Map<string, EnvEntry>();
+    const add = (entry: EnvEntry) => {
+      const key = entry.name.toLowerCase();
+      if (!out.has(key)) out.set(key, entry);
+    };
+    for (const entry of Object.values(this.#layer(ENV_KEYS.local))) add(entry);
+    const hub = this.#notebox.config<HubEnvironment>(ENV_KEYS.hub);
+    if (hub) {
+      for (const scope of HUB_SCOPES) {
+        for (const [name, text] of Object.entries(hub[scope] ?? {})) add({ name, text, time: hub.time ?? 0 });
+      }
+    }
+    for (const entry of Object.values(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults))) add(entry);
+    return out;
+  }
+
+  /** The host defaults (for the sync engine: those with `sync` are shown on the hub). */
+  defaults(): EnvDefaultEntry[] {
+    return Object.values(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults));
+  }
+
+  /** Epoch seconds of the last change of any effective value, hub deliveries included. */
+  modified(): number {
+    const local = this.#notebox.config<number>(ENV_KEYS.modified) ?? 0;
+    const hub = this.#notebox.config<HubEnvironment>(ENV_KEYS.hub)?.time ?? 0;
+    return Math.max(local, hub);
+  }
+
+  /** Sets (text) or deletes (undefined) the host's `env.set` value. Must run in a transaction. */
+  setLocal(name: string, text: string | undefined, time: number): void {
+    this.#change(ENV_KEYS.local, name, text === undefined ? undefined : { name, text, time }, time);
+  }
+
+  /** Sets (text) or deletes (undefined) the host's `env.default` value. Must run in a transaction. */
+  setDefault(name: string, text: string | undefined, time: number, sync: boolean): void {
+    const entry: EnvDefaultEntry | undefined =
+      text === undefined ? undefined : sync ? { name, text, time, sync } : { name, text, time };
+    this.#change(ENV_KEYS.defaults, name, entry, time);
+  }
+
+  #change(key: string, name: string, entry: EnvEntry | undefined, time: number): void {
+    const before = this.#fingerprint();
+    // Through a Map: names such as "__proto__" are plain keys here, never object internals.
+    const layer = new Map(Object.entries(this.#layer(key)));
+    if (entry) layer.set(name.toLowerCase(), entry);
+    else layer.delete(name.toLowerCase());
+    this.#notebox.setConfig(key, layer.size > 0 ? Object.fromEntries(layer) : undefined);
+    if (this.#fingerprint() === before) return;
+    // Without a known time a change cannot be dated; the last known date is kept, never moved back.
+    const previous = this.#notebox.config<number>(ENV_KEYS.modified) ?? 0;
+    if (time > previous) this.#notebox.setConfig(ENV_KEYS.modified, time);
+  }
+
+  /** The effective values in a comparable form. */
+  #fingerprint(): string {
+    return JSON.stringify([...this.all()].map(([key, entry]) => [key, entry.text]).sort());
+  }
+
+  #layer<E extends EnvEntry = EnvEntry>(key: string): Layer<E> {
+    return this.#notebox.config<Layer<E>>(key) ?? {};
+  }
+}
+
+/** A layer's own entry for a lower-cased name (inherited object members are not variables). */
+function entryOf<E extends EnvEntry>(layer: Layer<E>, key: string): E | undefined {
+  return Object.hasOwn(layer, key) ? layer[key] : undefined;
+}

@@ -1,0 +1,65 @@
+import { describe, expect, it } from "vitest";
+import { bootTestModule } from "../../support/moduleFixture.js";
+
+describe("requests that are not there", () => {
+  it.each([
+    "card.location",
+    "card.location.mode",
+    "card.location.track",
+    "card.triangulate",
+    "card.wireless",
+    "card.wireless.penalty",
+    "card.transport",
+    "card.wifi",
+    "card.usage.get",
+    "card.usage.test",
+    "card.temp",
+    "card.motion",
+    "card.motion.mode",
+    "card.motion.sync",
+    "card.motion.track",
+    "card.illumination",
+    "card.power",
+    "card.aux",
+    "card.aux.serial",
+    "card.led",
+    "card.monitor",
+    "card.carrier",
+    "card.dfu",
+    "card.trace",
+    "card.attn",
+    "card.binary",
+  ])("%s answers a clear {not-supported} error naming what it waits for, without {io}", async (req) => {
+    const t = await bootTestModule({ variant: "cell-wifi" });
+    const { err } = await t.req({ req });
+    expect(err).toMatch(
+      new RegExp(
+        `^${req.replace(/\./g, "\\.")}: .+ is not available in this simulator release \\{not-supported\\}$`,
+      ),
+    );
+    expect(err).not.toMatch(/\{io\}/);
+    expect(t.store.commits).toBe(1); // only the identity written at first boot
+  });
+
+  it.each([
+    ["wifi", "card.location", "wifi"],
+    ["lora", "card.location.mode", "lora"],
+    ["cell", "card.wifi", "cell"],
+    ["cell", "card.sleep", "cell"],
+    ["cell", "ntn.status", "cell"],
+    ["lora", "hub.log", "lora"],
+    ["lora", "card.random", "lora"],
+  ])("on %s, %s answers as the real module: request not supported for %s", async (variant, req, radio) => {
+    const t = await bootTestModule({ variant });
+    expect((await t.req({ req })).err).toBe(`request not supported for ${radio} {not-supported}`);
+  });
+
+  it("still reaches the later-capability error where the variant has the request", async () => {
+    const t = await bootTestModule({ variant: "ntn" });
+    expect((await t.req({ req: "ntn.status" })).err).toMatch(
+      /satellite \(NTN\) radio model .*\{not-supported\}/,
+    );
+    const wifi = await bootTestModule({ variant: "wifi" });
+    expect((await wifi.req({ req: "card.sleep" })).err).toMatch(/deep sleep model/);
+  });
+});
