@@ -105,7 +105,8 @@ export function registerModuleCommand(program: Command): void {
     program.command("module").description("run one simulated module and serve its host interface"),
   ).action(async (options: ModuleCommandOptions) => {
     const running = await startModule(options);
-    process.stdout.write(describeModule(running) + "\n");
+    // Ready to stop cleanly before telling anyone it is ready.
     onShutdown(() => running.close());
+    process.stdout.write(describeModule(running) + "\n");
   });
 }
