@@ -50,7 +50,10 @@ export async function bootTestModule(
       return reply;
     },
     line: (text) => module.handleLine(encoder.encode(text)),
-    reboot: () => bootTestModule({ ...options, clock, store, power }),
+    async reboot() {
+      await module.close();
+      return bootTestModule({ ...options, clock, store, power });
+    },
   };
   return fixture;
 }
