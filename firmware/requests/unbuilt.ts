@@ -17,10 +17,6 @@ const waitingFor: Record<string, string> = {
   "web.post": "web requests through hub proxy routes",
   "web.put": "web requests through hub proxy routes",
   "web.delete": "web requests through hub proxy routes",
-  "card.binary": "the binary buffer",
-  "card.binary.get": "the binary buffer",
-  "card.binary.put": "the binary buffer",
-  "card.attn": "the ATTN pin",
 };
 
 const unbuilt =
