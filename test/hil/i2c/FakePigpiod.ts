@@ -20,9 +20,9 @@ export class FakePigpiod {
   }
 
   static async start(): Promise<FakePigpiod> {
-    let fake!: FakePigpiod;
-    const server = createServer((socket) => fake.#serve(socket));
-    fake = new FakePigpiod(server);
+    const holder: { fake?: FakePigpiod } = {};
+    const server = createServer((socket) => holder.fake!.#serve(socket));
+    const fake = (holder.fake = new FakePigpiod(server));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     return fake;
   }

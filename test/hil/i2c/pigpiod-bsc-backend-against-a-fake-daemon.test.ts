@@ -47,9 +47,8 @@ async function rig(address = 0x17) {
   };
   const receive = async () => {
     let out: number[] = [];
-    let available = 0;
     await until(() => target.available > 0, "a reply");
-    ({ available } = await query(0));
+    let { available } = await query(0);
     while (available > 0) {
       const r = await query(Math.min(available, 14));
       out = out.concat(r.data);
