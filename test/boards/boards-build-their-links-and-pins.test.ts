@@ -1,5 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { boards } from "../../boards/boards.js";
 import { buildBoard } from "../../boards/buildBoard.js";
@@ -11,7 +12,7 @@ import { FakePigpiod } from "../hil/i2c/FakePigpiod.js";
 import { noteI2cHost } from "../hil/i2c/noteI2cHost.js";
 import { bootTestModule } from "../support/moduleFixture.js";
 
-const root = join(import.meta.dirname, "../..");
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 describe("board definitions", () => {
   it.each(Object.values(boards))("$name uses each header pin once and documents its wiring", (def) => {

@@ -28,10 +28,14 @@ describe("card.attn", () => {
     ).toEqual({});
     expect(r.level()).toBe(false);
     // A note arrives in data.qi (the sync engine does this; here straight through the notebox).
-    await r.t.module.notebox.transact(() => r.t.module.notebox.appendToQueue("other.qi", { body: {}, time: 0 }));
+    await r.t.module.notebox.transact(() =>
+      r.t.module.notebox.appendToQueue("other.qi", { body: {}, time: 0 }),
+    );
     r.t.module.attn.noticeFileChanges(r.t.module.notebox);
     expect(r.level()).toBe(false);
-    await r.t.module.notebox.transact(() => r.t.module.notebox.appendToQueue("data.qi", { body: { a: 1 }, time: 0 }));
+    await r.t.module.notebox.transact(() =>
+      r.t.module.notebox.appendToQueue("data.qi", { body: { a: 1 }, time: 0 }),
+    );
     r.t.module.attn.noticeFileChanges(r.t.module.notebox);
     expect(r.level()).toBe(true);
     expect(await r.t.req({ req: "card.attn" })).toEqual({ files: ["data.qi"], set: true });
@@ -167,7 +171,9 @@ describe("card.attn", () => {
     await r.t.req({ req: "card.attn", mode: "sleep,files", files: ["wake.qi"], seconds: 3600 });
     await r.clock.advance(1000);
     expect(r.level()).toBe(false);
-    await r.t.module.notebox.transact(() => r.t.module.notebox.appendToQueue("wake.qi", { body: {}, time: 0 }));
+    await r.t.module.notebox.transact(() =>
+      r.t.module.notebox.appendToQueue("wake.qi", { body: {}, time: 0 }),
+    );
     r.t.module.attn.noticeFileChanges(r.t.module.notebox);
     expect(r.level()).toBe(true);
   });

@@ -2,6 +2,7 @@ import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:c
 import { existsSync, mkdtempSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { createInterface } from "node:readline";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { cobsDecode } from "../../../firmware/host/Cobs.js";
@@ -34,7 +35,7 @@ afterEach(async () => {
 
 beforeAll(() => {
   if (missing.length > 0) return;
-  const src = join(import.meta.dirname, "../../../hil/bridge/rp2040");
+  const src = fileURLToPath(new URL("../../../hil/bridge/rp2040", import.meta.url));
   execFileSync("cc", [
     "-std=c11",
     "-Wall",
