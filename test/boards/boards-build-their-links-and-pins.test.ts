@@ -102,3 +102,25 @@ describe("buildBoard", () => {
     await serialOnly.close();
   });
 });
+
+describe("--i2c values", () => {
+  it("parses every backend and rejects the rest", async () => {
+    const { parseI2cBackend } = await import("../../boards/parseI2cBackend.js");
+    expect(parseI2cBackend("sim")).toEqual({ i2c: "sim" });
+    expect(parseI2cBackend("sim:bsc")).toEqual({ i2c: "sim", simProfile: "bsc" });
+    expect(parseI2cBackend("pigpiod")).toEqual({ i2c: "pigpiod-bsc", pigpiod: {} });
+    expect(parseI2cBackend("pigpiod:pi.local:8888")).toEqual({
+      i2c: "pigpiod-bsc",
+      pigpiod: { host: "pi.local", port: 8888 },
+    });
+    expect(parseI2cBackend("rp2040:/dev/ttyACM0")).toEqual({
+      i2c: "rp2040-bridge",
+      bridgePath: "/dev/ttyACM0",
+    });
+    expect(parseI2cBackend("none")).toEqual({ i2c: "none" });
+    expect(() => parseI2cBackend("sim:fast")).toThrow(/unknown profile/);
+    expect(() => parseI2cBackend("rp2040")).toThrow(/needs the bridge/);
+    expect(() => parseI2cBackend("pigpiod:h:x")).toThrow(/port/);
+    expect(() => parseI2cBackend("i2c-dev")).toThrow(/one of/);
+  });
+});
