@@ -99,9 +99,18 @@ function cardBinaryGet(module: ModuleContext, args: Args): JsonObject {
   return { status: whole ? buffer.md5() : md5Hex(buffer.bytes().subarray(offset, offset + length)) };
 }
 
+/** Variants with a binary buffer (the LoRa and satellite modules have none). */
+const BINARY_VARIANTS = ["cell", "cell-wifi", "wifi"] as const;
+
 /** `card.binary*`: the binary buffer. */
 export const binaryRequests: RequestTable = {
-  "card.binary": ({ module, args }) => cardBinary(module, args),
-  "card.binary.put": ({ module, args, isCommand }) => cardBinaryPut(module, args, isCommand),
-  "card.binary.get": ({ module, args }) => cardBinaryGet(module, args),
+  "card.binary": { handler: ({ module, args }) => cardBinary(module, args), variants: BINARY_VARIANTS },
+  "card.binary.put": {
+    handler: ({ module, args, isCommand }) => cardBinaryPut(module, args, isCommand),
+    variants: BINARY_VARIANTS,
+  },
+  "card.binary.get": {
+    handler: ({ module, args }) => cardBinaryGet(module, args),
+    variants: BINARY_VARIANTS,
+  },
 };

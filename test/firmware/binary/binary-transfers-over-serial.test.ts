@@ -63,6 +63,15 @@ function data(length: number, seed = 1): Uint8Array {
 }
 
 describe("binary transfers over a serial link", () => {
+  it("exists on the cellular and WiFi modules only", async () => {
+    for (const variant of ["lora", "ntn"] as const) {
+      const t = await bootTestModule({ variant });
+      expect((await t.req({ req: "card.binary" })).err).toMatch(/not supported for .*\{not-supported\}/);
+    }
+    const wifi = await bootTestModule({ variant: "wifi" });
+    expect(await wifi.req({ req: "card.binary" })).toEqual({ max: 130554 });
+  });
+
   it("reports an empty buffer with only its capacity", async () => {
     const h = await serialHost();
     expect(await h.request({ req: "card.binary" })).toEqual({ max: 130554 });
