@@ -19,8 +19,34 @@
 
 static bridge_t bridge;
 
+// Frames are queued here (the core may produce them inside the I2C interrupt, where USB stdio
+// must not be used) and sent by the main loop.
+#define OUT_SIZE 4096
+static uint8_t out[OUT_SIZE];
+static volatile size_t out_head, out_tail;
+
 static void usb_write(const uint8_t *bytes, size_t length) {
-  for (size_t i = 0; i < length; i++) putchar_raw(bytes[i]);
+  for (size_t i = 0; i < length; i++) {
+    size_t next = (out_head + 1) % OUT_SIZE;
+    if (next == out_tail) return; // full: the frame is cut short and the Pi drops it as garbled
+    out[out_head] = bytes[i];
+    out_head = next;
+  }
+}
+
+static void flush_out(void) {
+  uint8_t chunk[64];
+  for (;;) {
+    size_t n = 0;
+    uint32_t state = save_and_disable_interrupts();
+    while (out_tail != out_head && n < sizeof chunk) {
+      chunk[n++] = out[out_tail];
+      out_tail = (out_tail + 1) % OUT_SIZE;
+    }
+    restore_interrupts(state);
+    if (n == 0) break;
+    for (size_t i = 0; i < n; i++) putchar_raw(chunk[i]);
+  }
   stdio_flush();
 }
 
@@ -77,5 +103,6 @@ int main(void) {
     int byte = bridge_poll(&bridge, now_ms());
     if (byte >= 0) i2c_write_byte_raw(BRIDGE_I2C, (uint8_t)byte);
     restore_interrupts(state);
+    flush_out();
   }
 }
