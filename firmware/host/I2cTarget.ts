@@ -39,9 +39,9 @@ const NEWLINE = 0x0a;
  * - write `[0][R]`: a query; the answer `[available][R][R bytes]` is computed and staged at once,
  *   so it is ready before the controller reads (hardware FIFOs need that);
  * - read: the controller clocks out the staged answer.
- * `available` counts what is left of the current reply after the chunk (at most 253). Bytes that
- * follow a reply (binary after `card.binary.get`) only become available once the reply has been
- * read to its end. A lone newline written when no line is pending is a reset: unread output is
+ * `available` counts the reply text not yet read after the chunk (at most 253). Bytes that follow
+ * a reply (binary after `card.binary.get`) only become available once the text before them has
+ * been read to its end. A lone newline written when no line is pending is a reset: unread output is
  * dropped and the answer is `\r\n`.
  */
 export class I2cTarget {
@@ -57,8 +57,11 @@ export class I2cTarget {
   };
   readonly #handler: LineHandler;
   readonly #framer: LineFramer;
-  /** Output not yet read: each reply, then what follows it, as separate segments. */
-  #segments: Uint8Array[] = [];
+  /**
+   * Output not yet read. Reply text accumulates in one segment; bytes that follow a reply (binary)
+   * are a segment of their own, so they only become available once the text before them is read.
+   */
+  #segments: { bytes: Uint8Array; binary: boolean }[] = [];
   #headOffset = 0;
   #staged: Uint8Array | undefined;
   #chain: Promise<void> = Promise.resolve();
@@ -117,7 +120,7 @@ export class I2cTarget {
   get available(): number {
     this.#dropDrained();
     const head = this.#segments[0];
-    return head ? head.length - this.#headOffset : 0;
+    return head ? head.bytes.length - this.#headOffset : 0;
   }
 
   /** Resolves when every line received so far has been answered. */
@@ -128,11 +131,11 @@ export class I2cTarget {
   #stage(requested: number): void {
     this.#dropDrained();
     const head = this.#segments[0];
-    const left = head ? head.length - this.#headOffset : 0;
+    const left = head ? head.bytes.length - this.#headOffset : 0;
     const take = Math.min(requested, left);
     const answer = new Uint8Array(2 + requested);
     if (head && take > 0) {
-      answer.set(head.subarray(this.#headOffset, this.#headOffset + take), 2);
+      answer.set(head.bytes.subarray(this.#headOffset, this.#headOffset + take), 2);
       this.#headOffset += take;
     }
     answer[0] = Math.min(left - take, I2C_AVAILABLE_MAX);
@@ -142,10 +145,22 @@ export class I2cTarget {
 
   /** A fully read segment gives way to the next one only at the next query. */
   #dropDrained(): void {
-    while (this.#segments.length > 0 && this.#headOffset >= this.#segments[0]!.length) {
+    while (this.#segments.length > 0 && this.#headOffset >= this.#segments[0]!.bytes.length) {
       this.#segments.shift();
       this.#headOffset = 0;
     }
+  }
+
+  #appendText(bytes: Uint8Array): void {
+    const last = this.#segments[this.#segments.length - 1];
+    if (!last || last.binary) {
+      this.#segments.push({ bytes, binary: false });
+      return;
+    }
+    const joined = new Uint8Array(last.bytes.length + bytes.length);
+    joined.set(last.bytes);
+    joined.set(bytes, last.bytes.length);
+    last.bytes = joined;
   }
 
   #reply(line: Uint8Array): Promise<string | LineReply | undefined> {
@@ -159,8 +174,9 @@ export class I2cTarget {
       const out = await task();
       if (out === undefined) return;
       const text = typeof out === "string" ? out : out.text;
-      if (text.length > 0) this.#segments.push(encoder.encode(text));
-      if (typeof out !== "string" && out.after && out.after.length > 0) this.#segments.push(out.after);
+      if (text.length > 0) this.#appendText(encoder.encode(text));
+      if (typeof out !== "string" && out.after && out.after.length > 0)
+        this.#segments.push({ bytes: out.after, binary: true });
     });
   }
 }

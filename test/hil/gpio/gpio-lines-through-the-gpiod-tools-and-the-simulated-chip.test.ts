@@ -61,12 +61,20 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
     const fake = await fakeGpiodTools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir });
     expect(await chip.version()).toBe(version);
+    const holders = async () =>
+      (await fake.calls()).filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
+    // Each holder is replaced only once it has started (a real gpioset must have claimed the line).
     const attn = await chip.output("GPIO17", { initial: true, consumer: "attn" });
+    await until(async () => (await holders()).length === 1, "the first holder");
     attn.write(false);
+    await attn.settled();
+    await until(async () => (await holders()).length === 2, "the second holder");
     attn.write(true);
     await attn.settled();
+    await until(async () => (await holders()).length === 3, "the third holder");
+    expect(attn.level).toBe(true);
     await chip.close();
-    const sets = (await fake.calls()).filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
+    const sets = await holders();
     if (version === 1) {
       expect(sets).toEqual([
         "gpioset --mode=signal gpiochip0 17=1",

@@ -69,11 +69,27 @@ export function noteI2cHost(bus: I2cController, clock: FakeClock, options: NoteI
     return Uint8Array.from(parts);
   }
 
+  /** note-c's reset drain: reads whatever arrives during `ms`, polling every `pollMs`. */
+  async function drain(ms = 500): Promise<Uint8Array> {
+    const out: number[] = [];
+    const end = clock.now() + ms;
+    while (clock.now() < end) {
+      let { available } = await readChunk(0);
+      while (available > 0) {
+        const chunk = await readChunk(Math.min(available, mtu));
+        out.push(...chunk.data);
+        available = chunk.available;
+      }
+      await clock.advance(pollMs);
+    }
+    return Uint8Array.from(out);
+  }
+
   async function request(json: string): Promise<string> {
     await send(new TextEncoder().encode(json + "\n"));
     await clock.advance(6);
     return new TextDecoder().decode(await receive());
   }
 
-  return { send, readChunk, receive, request, mtu };
+  return { send, readChunk, receive, drain, request, mtu };
 }

@@ -49,9 +49,11 @@ beforeAll(() => {
 });
 afterAll(() => undefined);
 
+let pairs = 0;
 async function ptyPair(name: string): Promise<[string, string]> {
-  const a = join(dir, `${name}-a`);
-  const b = join(dir, `${name}-b`);
+  // Fresh names: a killed socat removes its links only as it exits.
+  const a = join(dir, `${name}-${++pairs}-a`);
+  const b = join(dir, `${name}-${pairs}-b`);
   const socat = spawn("socat", [`pty,raw,echo=0,link=${a}`, `pty,raw,echo=0,link=${b}`]);
   cleanups.push(() => void socat.kill());
   for (let i = 0; i < 300 && !(existsSync(a) && existsSync(b)); i++)
@@ -65,6 +67,8 @@ function bridgeHost(tty: string) {
   const child: ChildProcessWithoutNullStreams = spawn(hostBinary, [tty]);
   cleanups.push(() => void child.kill());
   const lines: string[] = [];
+  let stderr = "";
+  child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
   const waiters: (() => void)[] = [];
   createInterface({ input: child.stdout }).on("line", (l) => {
     lines.push(l);
@@ -76,7 +80,8 @@ function bridgeHost(tty: string) {
       if (at >= 0) return lines.splice(at, 1)[0]!;
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
-          () => reject(new Error(`bridge host said no "${prefix}" (got ${lines.join(" | ")})`)),
+          () =>
+            reject(new Error(`bridge host said no "${prefix}" (got ${lines.join(" | ")}; stderr ${stderr})`)),
           5000,
         );
         waiters.push(() => {
