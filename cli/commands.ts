@@ -1,6 +1,11 @@
 import type { Command } from "commander";
+import { registerBoards } from "./boards.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
 
 /** Every subcommand; each file exports a function that adds itself to the program. */
-export const registrations: ((program: Command) => void)[] = [registerModuleCommand, registerReqCommand];
+export const registrations: ((program: Command) => void)[] = [
+  registerModuleCommand,
+  registerReqCommand,
+  registerBoards,
+];

@@ -1,9 +1,13 @@
+import { Attn } from "./attn/Attn.js";
+import { unconnectedAttnPin, type AttnPin } from "./attn/AttnPin.js";
+import { BinaryBuffer, DEFAULT_BINARY_MAX } from "./BinaryBuffer.js";
 import type { Clock } from "./Clock.js";
 import { crcMalformed, crcMismatch, jsonObjectExpected, lineTooLong } from "./errors.js";
 import type { ModuleContext } from "./ModuleContext.js";
 import { silentLog, type ModuleLog } from "./ModuleLog.js";
 import { SimPowerSource, type PowerSource } from "./PowerSource.js";
 import { randomInt, type Random } from "./Random.js";
+import type { LineReply } from "./host/LineReply.js";
 import { appendCrc, checkRequestCrc } from "./host/RequestCrc.js";
 import { isJsonObject, type JsonObject } from "./requests/Args.js";
 import { RequestDispatcher } from "./requests/RequestDispatcher.js";
@@ -38,6 +42,10 @@ export interface ModuleOptions {
   readonly strictArgs?: boolean;
   /** Log every request line and reply (info level). */
   readonly trace?: boolean;
+  /** Capacity of the binary buffer in unencoded bytes (`card.binary` `max`, default 130554). */
+  readonly binaryMax?: number;
+  /** The ATTN output toward the host (a GPIO line on a rig); unconnected by default. */
+  readonly attnPin?: AttnPin;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -70,6 +78,9 @@ export class Module implements ModuleContext {
   #queue: Promise<unknown> = Promise.resolve();
   #restartPending = false;
   #binaryReceiver: ((bytes: Uint8Array | undefined) => void) | undefined;
+  #binary!: BinaryBuffer;
+  #attn!: Attn;
+  #after: Uint8Array | undefined;
   #closed = false;
 
   private constructor(options: ModuleOptions) {
@@ -106,6 +117,15 @@ export class Module implements ModuleContext {
     );
     this.#timeBase = this.#options.timeKnown ? { clockMs: 0, seconds: 0 } : undefined;
     this.#binaryReceiver = undefined;
+    // RAM state: a restart loses it, as on the real module.
+    this.#binary = new BinaryBuffer(this.#options.binaryMax ?? DEFAULT_BINARY_MAX);
+    this.#attn?.dispose();
+    this.#attn = new Attn({
+      clock: this.clock,
+      pin: this.#options.attnPin ?? unconnectedAttnPin,
+      log: this.log,
+      off: this.#notebox.config<boolean>(Attn.OFF_CONFIG_KEY) === true,
+    });
     if (!this.#notebox.config<Identity>("identity")) {
       await this.#notebox.transact(() =>
         this.#notebox.setConfig("identity", { device: this.#newDeviceUid() }),
@@ -131,6 +151,16 @@ export class Module implements ModuleContext {
   /** The supply's history since boot (`card.voltage`, voltage-variable settings). */
   get voltage(): VoltageMonitor {
     return this.#voltage!;
+  }
+
+  /** The binary buffer (RAM; emptied by a restart). */
+  get binary(): BinaryBuffer {
+    return this.#binary;
+  }
+
+  /** The ATTN pin logic (`card.attn`); later features report their events to it. */
+  get attn(): Attn {
+    return this.#attn;
   }
 
   get bootedAt(): number {
@@ -159,6 +189,10 @@ export class Module implements ModuleContext {
     this.#restartPending = true;
   }
 
+  sendAfterReply(bytes: Uint8Array): void {
+    this.#after = bytes;
+  }
+
   /**
    * The next line from the host is raw binary for `receiver` (after `card.binary.put`); the
    * receiver gets undefined when that line was too long for the link to hold.
@@ -176,7 +210,7 @@ export class Module implements ModuleContext {
         receiver(undefined);
         return undefined;
       }
-      return this.#errorLine(lineTooLong(this.#maxRequestBytes));
+      return this.#errorLine(lineTooLong(this.#maxRequestBytes)).text;
     });
   }
 
@@ -187,8 +221,19 @@ export class Module implements ModuleContext {
   handleLine(line: Uint8Array): Promise<string | undefined> {
     return this.#serialize(async () => {
       const out = await this.#handleLine(line);
-      if (this.#options.trace)
-        this.log.info("line", { in: decoder.decode(line.subarray(0, 512)), out: out?.trimEnd() });
+      this.#traceLine(line, out);
+      return out?.text;
+    });
+  }
+
+  /**
+   * Like handleLine, with the raw bytes some replies are followed by on the wire (the COBS data
+   * after a `card.binary.get` reply). Links that carry binary use this one.
+   */
+  handleLineReply(line: Uint8Array): Promise<LineReply | undefined> {
+    return this.#serialize(async () => {
+      const out = await this.#handleLine(line);
+      this.#traceLine(line, out);
       return out;
     });
   }
@@ -196,8 +241,12 @@ export class Module implements ModuleContext {
   /** Processes one request object in-process (no CRC): the reply, or undefined for a `cmd`. */
   request(req: JsonObject): Promise<JsonObject | undefined> {
     return this.#serialize(async () => {
+      this.#after = undefined;
+      this.#attn.requestReceived();
       const { reply, name, ignored } = await this.dispatcher.dispatch(req, this, this.#dispatchOptions);
       this.#reportIgnored(name, ignored);
+      this.#after = undefined;
+      this.#attn.noticeFileChanges(this.#notebox);
       await this.#afterReply();
       return reply;
     });
@@ -209,6 +258,7 @@ export class Module implements ModuleContext {
     this.#closed = true;
     this.#voltage?.dispose();
     await this.#queue.catch(() => undefined);
+    this.#attn.dispose();
     await this.#options.store.close();
   }
 
@@ -226,16 +276,17 @@ export class Module implements ModuleContext {
     return run;
   }
 
-  async #handleLine(line: Uint8Array): Promise<string | undefined> {
+  async #handleLine(line: Uint8Array): Promise<LineReply | undefined> {
     const receiver = this.#binaryReceiver;
     if (receiver) {
       this.#binaryReceiver = undefined;
       receiver(line);
-      return undefined;
+      // No binary packet is empty: a bare newline is a host resyncing, and gets its answer.
+      return line.length === 0 ? { text: "\r\n" } : undefined;
     }
     if (line.length > this.#maxRequestBytes) return this.#errorLine(lineTooLong(this.#maxRequestBytes));
     const text = decoder.decode(line).trim();
-    if (text === "") return "\r\n";
+    if (text === "") return { text: "\r\n" };
 
     const crc = checkRequestCrc(text);
     let req: unknown;
@@ -253,11 +304,17 @@ export class Module implements ModuleContext {
       if (req["id"] !== undefined) reply["id"] = req["id"];
       return this.#wire(reply, sequence);
     }
-    const { reply, name, ignored } = await this.dispatcher.dispatch(req, this);
-    if (ignored && ignored.length > 0)
-      this.log.debug("request fields ignored", { request: name, fields: ignored });
+    this.#after = undefined;
+    this.#attn.requestReceived();
+    const { reply, name, ignored } = await this.dispatcher.dispatch(req, this, this.#dispatchOptions);
+    const after = reply && !reply["err"] ? this.#after : undefined;
+    this.#after = undefined;
+    this.#reportIgnored(name, ignored);
+    this.#attn.noticeFileChanges(this.#notebox);
     await this.#afterReply();
-    return reply ? this.#wire(reply, sequence) : undefined;
+    if (!reply) return undefined;
+    const wired = this.#wire(reply, sequence);
+    return after ? { text: wired.text, after } : wired;
   }
 
   get #dispatchOptions(): { strictArgs?: boolean } {
@@ -274,13 +331,19 @@ export class Module implements ModuleContext {
     }
   }
 
-  #errorLine(error: SimError): string {
+  #traceLine(line: Uint8Array, out: LineReply | undefined): void {
+    if (this.#options.trace) {
+      this.log.info("line", { in: decoder.decode(line.subarray(0, 512)), out: out?.text.trimEnd() });
+    }
+  }
+
+  #errorLine(error: SimError): LineReply {
     return this.#wire({ err: error.message }, undefined);
   }
 
-  #wire(reply: JsonObject, sequence: number | undefined): string {
+  #wire(reply: JsonObject, sequence: number | undefined): LineReply {
     const json = JSON.stringify(reply);
-    return (sequence === undefined ? json : appendCrc(json, sequence)) + "\r\n";
+    return { text: (sequence === undefined ? json : appendCrc(json, sequence)) + "\r\n" };
   }
 
   async #afterReply(): Promise<void> {

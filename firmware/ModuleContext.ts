@@ -1,3 +1,5 @@
+import type { Attn } from "./attn/Attn.js";
+import type { BinaryBuffer } from "./BinaryBuffer.js";
 import type { Clock } from "./Clock.js";
 import type { ModuleLog } from "./ModuleLog.js";
 import type { PowerSource } from "./PowerSource.js";
@@ -33,4 +35,13 @@ export interface ModuleContext {
    * receiver gets undefined when that line was too long for the link to hold.
    */
   expectBinary(receiver: (bytes: Uint8Array | undefined) => void): void;
+  /**
+   * Raw bytes to send to the host right after this request's reply, on the same link (the COBS
+   * data of `card.binary.get`). Dropped when the request fails or was sent as `cmd`.
+   */
+  sendAfterReply(bytes: Uint8Array): void;
+  /** The binary buffer (RAM; emptied by a restart). */
+  readonly binary: BinaryBuffer;
+  /** The ATTN pin logic (`card.attn`); features report their events to it. */
+  readonly attn: Attn;
 }

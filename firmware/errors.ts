@@ -117,3 +117,32 @@ export const i2cAddressInvalid = (got: number): SimError =>
   simError(`card.io: i2c must be a 7-bit address from 8 to 119, or -1 for the default (got ${got})`);
 export const ioModeInvalid = (got: string, modes: readonly string[]): SimError =>
   simError(`card.io: mode "${echo(got)}" is not one of ${modes.join(", ")}`);
+// --- binary buffer (card.binary*) and ATTN (card.attn) -------------------------------------
+/** The last transfer into the binary buffer failed; hosts test `{bad-bin}` and retry the put. */
+export const binaryBad = (reason: string, fields?: Record<string, unknown>): SimError =>
+  simError(`binary buffer: ${reason} {bad-bin}`, fields);
+export const binaryEmpty = (): SimError => simError("binary buffer is empty {bad-bin}");
+export const binaryOutOfRange = (offset: number, length: number, size: number): SimError =>
+  simError(`binary buffer: offset ${offset} and length ${length} are beyond its ${size} bytes {bad-bin}`);
+export const binaryOffsetMisaligned = (offset: number, size: number): SimError =>
+  simError(`binary buffer: offset ${offset} is past the end of its ${size} bytes {bad-bin}`);
+export const binaryTooBig = (cobs: number, offset: number, max: number): SimError =>
+  simError(
+    `binary buffer: ${cobs} encoded bytes at offset ${offset} cannot fit its capacity of ${max} bytes {too-big}`,
+  );
+export const binaryCobsMismatch = (expected: number, actual: number): SimError =>
+  simError(`binary buffer: the data encodes to ${actual} bytes, not the ${expected} requested {bad-bin}`);
+export const binaryNegative = (field: string): SimError =>
+  simError(`binary buffer: ${field} must not be negative {io}`);
+export const binaryBadStatus = (): SimError =>
+  simError("binary buffer: status must be an MD5 digest of 32 hexadecimal characters {io}");
+export const attnUnknownMode = (mode: string): SimError =>
+  simError(`card.attn: unknown mode keyword: ${echo(mode)} {io}`);
+export const attnFilesRequired = (): SimError =>
+  simError("card.attn: mode files needs a files array naming the notefiles to watch {io}");
+export const attnBadFile = (name: string): SimError =>
+  simError(`card.attn: ${echo(name)} is not a notefile name {io}`);
+export const attnWatchdogSeconds = (min: number): SimError =>
+  simError(`card.attn: watchdog needs seconds of at least ${min} {io}`);
+export const attnSleepSeconds = (): SimError => simError("card.attn: sleep needs seconds {io}");
+export const attnBadPayload = (): SimError => simError("card.attn: payload is not valid base64 {io}");

@@ -1,8 +1,11 @@
 import { LineFramer } from "./LineFramer.js";
+import type { LineReply } from "./LineReply.js";
 
 /** What a serial session needs from a module. */
 export interface LineHandler {
   handleLine(line: Uint8Array): Promise<string | undefined>;
+  /** Like handleLine, with the bytes that follow some replies (binary data); preferred when present. */
+  handleLineReply?(line: Uint8Array): Promise<LineReply | undefined>;
   /** A line longer than the link can hold was discarded; `length` bytes were dropped. */
   handleOverflow(length: number): Promise<string | undefined>;
 }
@@ -38,7 +41,12 @@ export class SerialSession {
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
     this.#framer = new LineFramer({
       maxLineBytes,
-      onLine: (line) => this.#enqueue(() => this.#handler.handleLine(line)),
+      onLine: (line) =>
+        this.#enqueue(() =>
+          this.#handler.handleLineReply
+            ? this.#handler.handleLineReply(line)
+            : this.#handler.handleLine(line),
+        ),
       onOverflow: (length) => this.#enqueue(() => this.#handler.handleOverflow(length)),
     });
   }
@@ -58,10 +66,18 @@ export class SerialSession {
     return this.#framer.pending;
   }
 
-  #enqueue(task: () => Promise<string | undefined>): void {
+  #enqueue(task: () => Promise<string | LineReply | undefined>): void {
     this.#chain = this.#chain.then(async () => {
       const out = await task();
-      if (out !== undefined) this.#write(encoder.encode(out));
+      if (out === undefined) return;
+      if (typeof out === "string") return this.#write(encoder.encode(out));
+      const text = encoder.encode(out.text);
+      if (!out.after) return this.#write(text);
+      // One write, so nothing can come between a reply and its binary data.
+      const bytes = new Uint8Array(text.length + out.after.length);
+      bytes.set(text);
+      bytes.set(out.after, text.length);
+      this.#write(bytes);
     });
   }
 }

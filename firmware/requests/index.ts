@@ -1,3 +1,5 @@
+import { attnRequests } from "./attn.js";
+import { binaryRequests } from "./binary.js";
 import { cardRequests } from "./card.js";
 import { echoRequests } from "./echo.js";
 import { envRequests } from "./env.js";
@@ -17,5 +19,7 @@ export const allRequests: readonly RequestTable[] = [
   envRequests,
   hubRequests,
   cardRequests,
+  binaryRequests,
+  attnRequests,
   unbuiltRequests,
 ];

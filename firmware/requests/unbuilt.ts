@@ -32,10 +32,6 @@ const waitingFor: Record<string, Waiting> = {
   "web.post": { what: "web requests through hub proxy routes" },
   "web.put": { what: "web requests through hub proxy routes" },
   "web.delete": { what: "web requests through hub proxy routes" },
-  "card.binary": { what: "the binary buffer" },
-  "card.binary.get": { what: "the binary buffer" },
-  "card.binary.put": { what: "the binary buffer" },
-  "card.attn": { what: "the ATTN pin" },
   // card.* requests that need hardware or a later capability.
   "card.location": { what: "GPS and location", variants: WITH_GPS },
   "card.location.mode": { what: "GPS and location", variants: WITH_GPS },

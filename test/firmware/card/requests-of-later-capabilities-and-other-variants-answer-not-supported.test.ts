@@ -27,8 +27,6 @@ describe("requests that are not there", () => {
     "card.carrier",
     "card.dfu",
     "card.trace",
-    "card.attn",
-    "card.binary",
   ])("%s answers a clear {not-supported} error naming what it waits for, without {io}", async (req) => {
     const t = await bootTestModule({ variant: "cell-wifi" });
     const { err } = await t.req({ req });

@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { FakeClock } from "../../../hil/FakeClock.js";
+import { GpiodToolsChip } from "../../../hil/gpio/GpiodToolsChip.js";
+import { HostResetLine } from "../../../hil/gpio/HostResetLine.js";
+import { SimGpioChip } from "../../../hil/gpio/SimGpioChip.js";
+import { fakeGpiodTools } from "./fakeGpiodTools.js";
+
+async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
+  for (let i = 0; i < 200; i++) {
+    if (await check()) return;
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  throw new Error(`timed out waiting for ${what}`);
+}
+
+describe("simulated GPIO chip", () => {
+  it("records output levels with their time and refuses a second claim", async () => {
+    const clock = new FakeClock();
+    const chip = new SimGpioChip(clock);
+    const out = await chip.output(17, { initial: true });
+    await clock.advance(5);
+    out.write(false);
+    out.write(false);
+    expect(chip.history(17).map((e) => [e.at - clock.now(), e.high])).toEqual([
+      [-5, true],
+      [0, false],
+    ]);
+    await expect(chip.output(17)).rejects.toThrow(/busy/);
+    await out.release();
+    await expect(chip.output(17)).resolves.toBeDefined();
+  });
+
+  it("delivers driven input edges", async () => {
+    const chip = new SimGpioChip(new FakeClock());
+    const input = await chip.input("AUX1", { bias: "pull-up" });
+    const seen: boolean[] = [];
+    input.onChange((h) => seen.push(h));
+    expect(input.level).toBe(true);
+    chip.drive("AUX1", false);
+    chip.drive("AUX1", false);
+    chip.drive("AUX1", true);
+    expect(seen).toEqual([false, true]);
+  });
+
+  it("pulses the host's RESET line LOW for the given time on the harness clock", async () => {
+    const clock = new FakeClock();
+    const chip = new SimGpioChip(clock);
+    const reset = new HostResetLine(await chip.output("RESET", { initial: true }), clock);
+    expect(reset.asserted).toBe(false);
+    const done = reset.pulse(20);
+    expect(reset.asserted).toBe(true);
+    await clock.advance(20);
+    await done;
+    expect(reset.asserted).toBe(false);
+    expect(chip.history("RESET").map((e) => e.high)).toEqual([true, false, true]);
+  });
+});
+
+describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
+  it("detects the version, holds outputs with gpioset and replaces the holder on each write", async () => {
+    const fake = await fakeGpiodTools(version);
+    const chip = new GpiodToolsChip({ toolsDir: fake.dir });
+    expect(await chip.version()).toBe(version);
+    const holders = async () =>
+      (await fake.calls()).filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
+    // Each holder is replaced only once it has started (a real gpioset must have claimed the line).
+    const attn = await chip.output("GPIO17", { initial: true, consumer: "attn" });
+    await until(async () => (await holders()).length === 1, "the first holder");
+    attn.write(false);
+    await attn.settled();
+    await until(async () => (await holders()).length === 2, "the second holder");
+    attn.write(true);
+    await attn.settled();
+    await until(async () => (await holders()).length === 3, "the third holder");
+    expect(attn.level).toBe(true);
+    await chip.close();
+    const sets = await holders();
+    if (version === 1) {
+      expect(sets).toEqual([
+        "gpioset --mode=signal gpiochip0 17=1",
+        "gpioset --mode=signal gpiochip0 17=0",
+        "gpioset --mode=signal gpiochip0 17=1",
+      ]);
+      expect(await fake.calls()).toContain("gpiofind GPIO17");
+    } else {
+      expect(sets).toEqual([
+        "gpioset -C attn GPIO17=1",
+        "gpioset -C attn GPIO17=0",
+        "gpioset -C attn GPIO17=1",
+      ]);
+    }
+  });
+
+  it("reads an input's level with gpioget and its edges from gpiomon", async () => {
+    const fake = await fakeGpiodTools(version);
+    const chip = new GpiodToolsChip({ toolsDir: fake.dir, chip: "gpiochip0" });
+    await fake.setLevel("5", true);
+    const input = await chip.input(5, { bias: "pull-up" });
+    expect(input.level).toBe(true);
+    const seen: boolean[] = [];
+    input.onChange((h) => seen.push(h));
+    await fake.edge("5", version === 1 ? "0" : "2");
+    await fake.edge("5", "1");
+    await until(() => seen.length === 2, "two edges");
+    expect(seen).toEqual([false, true]);
+    await chip.close();
+    const calls = await fake.calls();
+    expect(calls.some((c) => c.startsWith("gpiomon --format=%e -B pull-up"))).toBe(true);
+  });
+
+  it("reports a line the tools refuse", async () => {
+    const fake = await fakeGpiodTools(version);
+    const chip = new GpiodToolsChip({ toolsDir: fake.dir, chip: "gpiochip0" });
+    await expect(chip.output("BUSY")).rejects.toThrow(/busy/);
+  });
+});
+
+describe("gpiod tools missing", () => {
+  it("says what to install", async () => {
+    const chip = new GpiodToolsChip({ toolsDir: "/nonexistent", chip: "gpiochip0", version: 1 });
+    await expect(chip.output(3)).rejects.toThrow(/gpiod/);
+  });
+});

@@ -1,0 +1,101 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { I2cTarget } from "../../../firmware/host/I2cTarget.js";
+import { PigpiodBscBackend, bscStatus } from "../../../hil/i2c/PigpiodBscBackend.js";
+import { bootTestModule } from "../../support/moduleFixture.js";
+import { FakePigpiod } from "./FakePigpiod.js";
+
+const enc = new TextEncoder();
+const dec = new TextDecoder();
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c();
+});
+
+/** Waits (real time: the daemon is a socket) until `check` holds. */
+async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 2));
+  }
+}
+
+async function rig(address = 0x17) {
+  const daemon = await FakePigpiod.start();
+  cleanups.push(() => daemon.stop());
+  const t = await bootTestModule();
+  const target = new I2cTarget(t.module, { address });
+  const backend = new PigpiodBscBackend({ port: daemon.port, pollMs: 1 });
+  await backend.attach(target);
+  cleanups.push(() => backend.close());
+  const A = address;
+  /** A host with MTU 14 (what fits the BSC FIFOs): write chunks as the FIFO drains. */
+  const send = async (text: string) => {
+    const bytes = enc.encode(text);
+    for (let at = 0; at < bytes.length; at += 14) {
+      const chunk = [...bytes.subarray(at, at + 14)];
+      expect(daemon.controllerWrite(A, [chunk.length, ...chunk])).toBe(true);
+      await until(() => daemon.rx.length === 0, "the daemon drained the receive FIFO");
+    }
+  };
+  const query = async (want: number) => {
+    daemon.controllerWrite(A, [0, want]);
+    // The rig's host waits for the answer to be staged (note-arduino waits 2 ms).
+    await until(() => daemon.tx.length === Math.min(16, want + 2), "the answer in the transmit FIFO");
+    const bytes = daemon.controllerRead(A, want + 2)!;
+    return { available: bytes[0]!, count: bytes[1]!, data: bytes.slice(2) };
+  };
+  const receive = async () => {
+    let out: number[] = [];
+    await until(() => target.available > 0, "a reply");
+    let { available } = await query(0);
+    while (available > 0) {
+      const r = await query(Math.min(available, 14));
+      out = out.concat(r.data);
+      available = r.available;
+    }
+    return dec.decode(Uint8Array.from(out));
+  };
+  return { daemon, t, target, backend, send, query, receive };
+}
+
+describe("pigpiod BSC backend (against a fake pigpiod)", () => {
+  it("turns the peripheral on at the target's address, and off on close", async () => {
+    const r = await rig(0x17);
+    expect(r.daemon.address).toBe(0x17);
+    expect(r.daemon.control & 0x305).toBe(0x305);
+    await r.backend.close();
+    expect(r.daemon.control).toBe(0);
+  });
+
+  it("carries a request and its reply through the 16-byte FIFOs", async () => {
+    const r = await rig();
+    await r.send('{"req":"echo","text":"via pigpiod"}\n');
+    expect(await r.receive()).toBe('{"text":"via pigpiod"}\r\n');
+  });
+
+  it("answers the lone-newline reset", async () => {
+    const r = await rig();
+    await r.send("\n");
+    expect(await r.receive()).toBe("\r\n");
+  });
+
+  it("loses bytes when a host writes more than the FIFO holds (note-c's default MTU)", async () => {
+    const r = await rig();
+    const chunk = [...enc.encode('{"req":"echo","text":"0123456789"}').subarray(0, 30)];
+    r.daemon.controllerWrite(0x17, [30, ...chunk]);
+    expect(r.daemon.overruns).toBe(15);
+    await until(() => r.target.stats.malformedWrites === 1, "the torn write delivered as malformed");
+  });
+
+  it("decodes the bscXfer status word", () => {
+    const s = bscStatus((3 << 16) | (2 << 11) | (5 << 6) | 0x10);
+    expect(s).toEqual({ copiedToTx: 3, rxCount: 2, txCount: 5, receiveBusy: false, txEmpty: true });
+  });
+
+  it("reports a daemon that is not there", async () => {
+    const backend = new PigpiodBscBackend({ port: 1 });
+    const t = await bootTestModule();
+    await expect(backend.attach(new I2cTarget(t.module))).rejects.toThrow(/pigpiod/);
+  });
+});
