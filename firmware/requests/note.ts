@@ -32,7 +32,7 @@ import { collectChanges, DEFAULT_CHANGES_BATCH } from "../storage/noteChanges.js
 import { MAX_PAYLOAD_BYTES, prepareNoteContent } from "../storage/noteContent.js";
 import { checkNoteId, checkNotefileName, checkTrackerName } from "../storage/notefileNames.js";
 import { clearTemplate, currentTemplate, portOwner, setTemplate } from "../storage/notefileTemplates.js";
-import { deleteNote, newNoteId, noteInfo, storeNote } from "../storage/noteOps.js";
+import { deleteNote, newNoteId, noteInfo, purgeTombstones, storeNote } from "../storage/noteOps.js";
 import { Template, type TemplateDefinition } from "../storage/Template.js";
 import type { Variant } from "../Variant.js";
 import type { Args, JsonObject } from "./Args.js";
@@ -206,6 +206,7 @@ function noteChanges({ args, module }: RequestContext): JsonObject {
   const notes: JsonObject = {};
   for (const note of batch.notes) notes[note.id] = noteInfo(note);
   if (remove) for (const note of batch.notes) deleteNote(notebox, file, note);
+  if (tracker !== undefined) purgeTombstones(notebox, file);
   const reply: JsonObject = {};
   if (batch.notes.length > 0 && tracker !== undefined) reply["changes"] = batch.pending;
   reply["total"] = total;

@@ -1,3 +1,7 @@
+const encoder = new TextEncoder();
+// eslint-disable-next-line no-control-regex
+const ASCII = /^[\u0000-\u007f]*$/;
+
 /** Appends little-endian binary fields to a growing buffer (the module's flash record layout). */
 export class ByteWriter {
   #buf: Uint8Array;
@@ -44,6 +48,30 @@ export class ByteWriter {
     this.#ensure(data.length);
     this.#buf.set(data, this.#len);
     this.#len += data.length;
+  }
+
+  /**
+   * A UTF-8 string: with `fixed`, in exactly that many bytes, zero-padded (the caller has cut it
+   * to fit); otherwise as a varint byte length and the bytes.
+   */
+  string(value: string, fixed?: number): void {
+    if (ASCII.test(value)) {
+      const n = fixed === undefined ? value.length : Math.min(value.length, fixed);
+      if (fixed === undefined) this.varint(n);
+      this.#ensure(n);
+      for (let i = 0; i < n; i++) this.#buf[this.#len++] = value.charCodeAt(i);
+      if (fixed !== undefined) this.reserve(fixed - n);
+      return;
+    }
+    const bytes = encoder.encode(value);
+    if (fixed === undefined) {
+      this.varint(bytes.length);
+      this.bytes(bytes);
+    } else {
+      const n = Math.min(bytes.length, fixed);
+      this.bytes(bytes.subarray(0, n));
+      this.reserve(fixed - n);
+    }
   }
 
   /** Reserves `n` zero bytes and returns their offset (filled in later with `setBit`). */

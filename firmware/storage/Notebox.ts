@@ -97,6 +97,7 @@ export class Notebox {
     decoded.sort((a, b) => a[1].change - b[1].change);
     for (const [file, note] of decoded) {
       file.notes.set(note.id, note);
+      file.insertOrdered(note);
       if (note.deleted) file.tombstones++;
       if (note.change > file.meta.ctr) file.meta.ctr = note.change;
     }
@@ -215,6 +216,8 @@ export class Notebox {
     // Re-inserting moves the note to the end, keeping ascending change order.
     file.notes.delete(note.id);
     file.notes.set(note.id, stored);
+    if (previous) file.removeOrdered(previous);
+    file.insertOrdered(stored);
     const tombstoneDelta = (stored.deleted ? 1 : 0) - (previous?.deleted ? 1 : 0);
     file.tombstones += tombstoneDelta;
     if (options.volatile) {
@@ -227,6 +230,7 @@ export class Notebox {
       file.meta.ctr = oldCtr;
       file.tombstones -= tombstoneDelta;
       file.notes.delete(note.id);
+      file.removeOrdered(stored);
       if (previous) this.#reinsert(file, previous);
     });
     return stored;
@@ -248,6 +252,7 @@ export class Notebox {
     if (!note) return;
     const tx = this.#current();
     file.notes.delete(id);
+    file.removeOrdered(note);
     if (note.deleted) file.tombstones--;
     // The change counter is derived from the notes on load; persist it so it never goes back.
     tx.ops.push(
@@ -267,19 +272,24 @@ export class Notebox {
     const notes = new Map(file.notes);
     const tombstones = file.tombstones;
     file.notes.clear();
+    file.clearOrdered();
     file.tombstones = 0;
     tx.ops.push(
       { op: "deletePrefix", prefix: notePrefix(file.name) },
       { op: "put", key: fileKey(file.name), value: json(file.meta) },
     );
     tx.undo.push(() => {
-      for (const [id, note] of notes) file.notes.set(id, note);
+      for (const [id, note] of notes) {
+        file.notes.set(id, note);
+        file.insertOrdered(note);
+      }
       file.tombstones = tombstones;
     });
   }
 
   /** Puts a note back at its place in change order. */
   #reinsert(file: Notefile, note: Note): void {
+    file.insertOrdered(note);
     const later = [...file.notes.values()].filter((n) => n.change > note.change);
     for (const n of later) file.notes.delete(n.id);
     file.notes.set(note.id, note);

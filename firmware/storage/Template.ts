@@ -219,91 +219,89 @@ export class Template {
   /** Writes a fitted body; fields it lacks (omitted as empty) are written as zero. */
   write(w: ByteWriter, body: JsonObject): void {
     const bitsAt = this.#boolBytes > 0 ? w.reserve(this.#boolBytes) : -1;
-    const put = (field: Field, value: unknown): void => {
-      switch (field.kind) {
-        case "bool":
-          if (value === true) w.setBit(bitsAt, field.bit);
-          return;
-        case "int":
-          w.int(typeof value === "number" ? value : 0, field.size);
-          return;
-        case "float": {
-          const v = typeof value === "number" ? value : 0;
-          if (field.size === 2) w.int(toFloat16Bits(v), 2);
-          else if (field.size === 4) w.float32(v);
-          else w.float64(v);
-          return;
-        }
-        case "string": {
-          const bytes = encoder.encode(typeof value === "string" ? value : "");
-          if (field.fixed !== undefined) {
-            const n = Math.min(bytes.length, field.fixed);
-            w.bytes(bytes.subarray(0, n));
-            w.reserve(field.fixed - n);
-          } else {
-            w.varint(bytes.length);
-            w.bytes(bytes);
-          }
-          return;
-        }
-        case "array": {
-          const items = Array.isArray(value) ? value : [];
-          field.elements.forEach((f, i) => put(f, items[i]));
-          return;
-        }
-        case "varray": {
-          const items = Array.isArray(value) ? value : [];
-          w.varint(items.length);
-          for (const item of items) put(field.element, item);
-          return;
-        }
-        case "object": {
-          const obj = isJsonObject(value) ? value : {};
-          for (const [key, f] of field.fields) put(f, obj[key]);
-          return;
-        }
-      }
-    };
-    put(this.#root, body);
+    writeField(w, bitsAt, this.#root, body);
   }
 
   /** Reads a body written by `write`; `full` keeps empty fields (the note was added with `full`). */
   read(r: ByteReader, full: boolean): JsonObject {
-    const bits = this.#boolBytes > 0 ? r.bytes(this.#boolBytes) : new Uint8Array(0);
-    const get = (field: Field): unknown => {
-      switch (field.kind) {
-        case "bool":
-          return (bits[field.bit >> 3]! & (1 << (field.bit & 7))) !== 0;
-        case "int":
-          return r.int(field.size, field.signed);
-        case "float":
-          if (field.size === 2) return shortestFloat16(fromFloat16Bits(r.int(2, false)));
-          if (field.size === 4) return shortestFloat32(r.float32());
-          return r.float64();
-        case "string": {
-          if (field.fixed === undefined) return decoder.decode(r.bytes(r.varint()));
-          const bytes = r.bytes(field.fixed);
-          let end = bytes.length;
-          while (end > 0 && bytes[end - 1] === 0) end--;
-          return decoder.decode(bytes.subarray(0, end));
-        }
-        case "array":
-          return field.elements.map(get);
-        case "varray": {
-          const n = r.varint();
-          const items: unknown[] = [];
-          for (let i = 0; i < n; i++) items.push(get(field.element));
-          return items;
-        }
-        case "object": {
-          const obj: JsonObject = {};
-          for (const [key, f] of field.fields) obj[key] = get(f);
-          return obj;
-        }
-      }
-    };
-    const body = get(this.#root) as JsonObject;
+    const bits = this.#boolBytes > 0 ? r.bytes(this.#boolBytes) : NO_BITS;
+    const body = readField(r, bits, this.#root) as JsonObject;
     return full ? body : omitEmpty(body);
+  }
+}
+
+const NO_BITS = new Uint8Array(0);
+
+function writeField(w: ByteWriter, bitsAt: number, field: Field, value: unknown): void {
+  switch (field.kind) {
+    case "bool":
+      if (value === true) w.setBit(bitsAt, field.bit);
+      return;
+    case "int":
+      w.int(typeof value === "number" ? value : 0, field.size);
+      return;
+    case "float": {
+      const v = typeof value === "number" ? value : 0;
+      if (field.size === 2) w.int(toFloat16Bits(v), 2);
+      else if (field.size === 4) w.float32(v);
+      else w.float64(v);
+      return;
+    }
+    case "string":
+      w.string(typeof value === "string" ? value : "", field.fixed);
+      return;
+    case "array": {
+      const items = Array.isArray(value) ? value : NO_ITEMS;
+      for (let i = 0; i < field.elements.length; i++) writeField(w, bitsAt, field.elements[i]!, items[i]);
+      return;
+    }
+    case "varray": {
+      const items = Array.isArray(value) ? value : NO_ITEMS;
+      w.varint(items.length);
+      for (const item of items) writeField(w, bitsAt, field.element, item);
+      return;
+    }
+    case "object": {
+      const obj = isJsonObject(value) ? value : NO_FIELDS;
+      for (const [key, f] of field.fields) writeField(w, bitsAt, f, obj[key]);
+      return;
+    }
+  }
+}
+
+const NO_ITEMS: readonly unknown[] = [];
+const NO_FIELDS: JsonObject = {};
+
+function readField(r: ByteReader, bits: Uint8Array, field: Field): unknown {
+  switch (field.kind) {
+    case "bool":
+      return (bits[field.bit >> 3]! & (1 << (field.bit & 7))) !== 0;
+    case "int":
+      return r.int(field.size, field.signed);
+    case "float":
+      if (field.size === 2) return shortestFloat16(fromFloat16Bits(r.int(2, false)));
+      if (field.size === 4) return shortestFloat32(r.float32());
+      return r.float64();
+    case "string": {
+      if (field.fixed === undefined) return decoder.decode(r.bytes(r.varint()));
+      const bytes = r.bytes(field.fixed);
+      let end = bytes.length;
+      while (end > 0 && bytes[end - 1] === 0) end--;
+      return decoder.decode(bytes.subarray(0, end));
+    }
+    case "array":
+      return field.elements.map((f) => readField(r, bits, f));
+    case "varray": {
+      const n = r.varint();
+      const items: unknown[] = [];
+      for (let i = 0; i < n; i++) items.push(readField(r, bits, field.element));
+      return items;
+    }
+    case "object": {
+      const obj: JsonObject = {};
+      for (const [key, f] of field.fields) obj[key] = readField(r, bits, f);
+      return obj;
+    }
   }
 }
 
@@ -374,13 +372,27 @@ function fitValue(
     case "float": {
       if (absent) return 0;
       if (typeof value !== "number") throw templateExpected("number", path);
-      const stored = field.size === 2 ? roundFloat16(value) : field.size === 4 ? roundFloat32(value) : value;
+      if (field.size === 8) return value;
+      const stored = field.size === 2 ? roundFloat16(value) : roundFloat32(value);
       if (!Number.isFinite(stored)) throw templateValueOutOfRange(path, value, `${field.size}-byte float`);
-      return field.size === 2 ? shortestFloat16(stored) : field.size === 4 ? shortestFloat32(stored) : stored;
+      // A decimal of at most 3 (half) or 6 (single) significant digits, in the normal range, is
+      // the only one that short to land on its stored value, so it is what reads back.
+      const digits = field.size === 2 ? 3 : 6;
+      const normal = field.size === 2 ? 2 ** -14 : 2 ** -126;
+      if (Math.abs(value) >= normal && Number(value.toPrecision(digits)) === value) return value;
+      return field.size === 2 ? shortestFloat16(stored) : shortestFloat32(stored);
     }
     case "string": {
       if (absent) return "";
       if (typeof value !== "string") throw templateExpected("string", path);
+      if (
+        field.fixed !== undefined
+          ? fitsAsIs(value, field.fixed)
+          : !SURROGATE.test(value) &&
+            value.length * 3 <= (compact ? MAX_COMPACT_STRING_BYTES : MAX_STRING_BYTES)
+      ) {
+        return value;
+      }
       let bytes = encoder.encode(value);
       if (field.fixed !== undefined) {
         if (bytes.length > field.fixed) bytes = bytes.subarray(0, utf8Boundary(bytes, field.fixed));
@@ -414,6 +426,15 @@ function fitValue(
       return fitObject(field, value, path, compact, dropped);
     }
   }
+}
+
+// eslint-disable-next-line no-control-regex
+const PRINTABLE_ASCII = /^[\u0001-\u007f]*$/;
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** A fixed-length string value that needs no cutting: ASCII, short enough, no NUL to trim. */
+function fitsAsIs(value: string, fixed: number): boolean {
+  return value.length <= fixed && PRINTABLE_ASCII.test(value);
 }
 
 /** Where to cut UTF-8 bytes at most `max` long without splitting a character. */

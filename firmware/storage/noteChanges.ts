@@ -17,14 +17,16 @@ export interface ChangeBatch {
 /**
  * The notes of `file` changed after `since` (a tracker position: the last change number seen),
  * at most `max` of them. Tombstones count only with `deleted`; skipped ones are passed over.
+ * Seeks to `since` by binary search, so a tracker near the end of a long notefile costs little.
  */
 export function collectChanges(file: Notefile, since: number, max: number, deleted: boolean): ChangeBatch {
+  const ordered = file.ordered;
   const notes: Note[] = [];
   let pending = 0;
   let next: Note | undefined;
-  // file.notes is kept in ascending change order.
-  for (const note of file.notes.values()) {
-    if (note.change <= since || (note.deleted && !deleted)) continue;
+  for (let i = file.indexAfter(since); i < ordered.length; i++) {
+    const note = ordered[i]!;
+    if (note.deleted && !deleted) continue;
     pending++;
     if (notes.length < max) notes.push(note);
     else next ??= note;
@@ -34,11 +36,11 @@ export function collectChanges(file: Notefile, since: number, max: number, delet
 
 /** How many changes after `since` are pending in `file` (tombstones only when asked). */
 export function countChanges(file: Notefile, since: number, tombstones: boolean): number {
-  if (since <= 0 && tombstones) return file.notes.size;
-  if (since <= 0) return file.total;
+  const ordered = file.ordered;
+  const from = file.indexAfter(since);
+  if (from === 0) return tombstones ? file.notes.size : file.total;
+  if (tombstones) return ordered.length - from;
   let n = 0;
-  for (const note of file.notes.values()) {
-    if (note.change > since && (tombstones || !note.deleted)) n++;
-  }
+  for (let i = from; i < ordered.length; i++) if (!ordered[i]!.deleted) n++;
   return n;
 }

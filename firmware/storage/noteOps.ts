@@ -6,6 +6,7 @@ import type { Note } from "./Note.js";
 import type { Notebox } from "./Notebox.js";
 import type { NoteContent } from "./noteContent.js";
 import type { Notefile } from "./Notefile.js";
+import { HUB_TRACKER } from "./notefileNames.js";
 
 /**
  * Stores `content` as note `id` of `file`: a new note, or a new version of the note with that ID
@@ -61,4 +62,24 @@ export function noteInfo(note: Note): JsonObject {
   if (note.time) info["time"] = note.time;
   if (note.deleted) info["deleted"] = true;
   return info;
+}
+
+/**
+ * Drops the tombstones of `file` that every tracker with a position in it has passed (notelib
+ * `PurgeTombstones`, run when a tracker moves). A notefile that syncs also waits for the hub
+ * tracker, which only the sync engine moves, so its tombstones stay until the hub has seen them;
+ * a `.dbx` never syncs, so its tombstones go once the host's trackers have seen them.
+ */
+export function purgeTombstones(notebox: Notebox, file: Notefile): void {
+  if (file.tombstones === 0) return;
+  let seen = file.meta.ctr;
+  for (const tracker of notebox.trackers()) {
+    const position = notebox.trackerPosition(tracker, file.name);
+    if (position !== undefined) seen = Math.min(seen, position);
+  }
+  if (file.kind.direction !== "local")
+    seen = Math.min(seen, notebox.trackerPosition(HUB_TRACKER, file.name) ?? 0);
+  const ordered = file.ordered;
+  const purge = ordered.slice(0, file.indexAfter(seen)).filter((note) => note.deleted);
+  for (const note of purge) notebox.removeNote(file, note.id);
 }

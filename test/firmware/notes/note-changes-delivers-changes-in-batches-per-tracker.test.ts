@@ -139,3 +139,31 @@ describe("note.changes delivers changes in batches per tracker", () => {
     expect((await t.req({ req: "note.changes", file: "_env.dbs" })).err).toMatch(/^reserved notefile name/);
   });
 });
+
+describe("tombstones", () => {
+  it("in a .dbx go once every tracker in the notefile has seen them", async () => {
+    const t = await bootTestModule();
+    await t.req({ req: "note.add", file: "l.dbx", note: "x", body: { i: 1 } });
+    await t.req({ req: "note.changes", file: "l.dbx", tracker: "a" });
+    await t.req({ req: "note.changes", file: "l.dbx", tracker: "b" });
+    await t.req({ req: "note.delete", file: "l.dbx", note: "x" });
+    expect(await t.req({ req: "note.changes", file: "l.dbx", tracker: "a", deleted: true })).toMatchObject({
+      notes: { x: { deleted: true } },
+    });
+    expect(t.module.notebox.file("l.dbx")!.notes.has("x")).toBe(true); // b has not seen it yet
+    await t.req({ req: "note.changes", file: "l.dbx", tracker: "b" });
+    expect(t.module.notebox.file("l.dbx")!.notes.has("x")).toBe(false);
+    expect((await t.req({ req: "note.get", file: "l.dbx", note: "x", deleted: true })).err).toMatch(
+      /note-noexist/,
+    );
+  });
+
+  it("in a synced database stay until the hub has seen them", async () => {
+    const t = await bootTestModule();
+    await t.req({ req: "note.add", file: "s.db", note: "x", body: { i: 1 } });
+    await t.req({ req: "note.delete", file: "s.db", note: "x" });
+    await t.req({ req: "note.changes", file: "s.db", tracker: "a", deleted: true });
+    await t.req({ req: "note.changes", file: "s.db", tracker: "a" });
+    expect(t.module.notebox.file("s.db")!.notes.has("x")).toBe(true);
+  });
+});
