@@ -221,8 +221,11 @@ export class Notebox {
     const tombstoneDelta = (stored.deleted ? 1 : 0) - (previous?.deleted ? 1 : 0);
     file.tombstones += tombstoneDelta;
     if (options.volatile) {
-      // A volatile note may replace a stored one of the same ID; the stored copy must go.
+      // A volatile note may replace a stored one of the same ID; the stored copy must go. The
+      // change counter is persisted so that after a restart, when the note is gone, its change
+      // number is not handed out again (a tracker may already have seen it).
       if (previous) tx.ops.push({ op: "delete", key: noteKey(file.name, note.id) });
+      tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
     } else {
       tx.ops.push({ op: "put", key: noteKey(file.name, note.id), value: this.#codec.encode(file, stored) });
     }

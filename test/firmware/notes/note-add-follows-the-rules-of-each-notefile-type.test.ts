@@ -169,6 +169,18 @@ describe("note.add follows the rules of each notefile type", () => {
     );
   });
 
+  it("never reuses a live note's change number, so trackers miss nothing after a restart", async () => {
+    const t = await bootTestModule();
+    await t.req({ req: "note.add", file: "l.qo", body: { n: 1 } });
+    await t.req({ req: "note.add", file: "l.qo", body: { n: 2 }, live: true });
+    await t.req({ req: "note.changes", file: "l.qo", tracker: "host" });
+    const after = await t.reboot();
+    await after.req({ req: "note.add", file: "l.qo", body: { n: 3 } });
+    expect((await after.req({ req: "note.changes", file: "l.qo", tracker: "host" })).notes).toEqual({
+      "3": { body: { n: 3 } },
+    });
+  });
+
   it("answers binary:true and key with a clear {not-supported} error", async () => {
     const t = await bootTestModule();
     expect((await t.req({ req: "note.add", binary: true, live: true })).err).toMatch(
