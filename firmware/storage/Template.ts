@@ -12,6 +12,7 @@ import { isJsonObject, type JsonObject } from "../requests/Args.js";
 import type { ByteReader } from "./ByteReader.js";
 import type { ByteWriter } from "./ByteWriter.js";
 import { fromFloat16Bits, roundFloat16, roundFloat32, toFloat16Bits } from "./float16.js";
+import { setMember } from "./setMember.js";
 
 /** What `note.template` stores for a notefile: the hint body and the template's options. */
 export interface TemplateDefinition {
@@ -263,7 +264,7 @@ function writeField(w: ByteWriter, bitsAt: number, field: Field, value: unknown)
     }
     case "object": {
       const obj = isJsonObject(value) ? value : NO_FIELDS;
-      for (const [key, f] of field.fields) writeField(w, bitsAt, f, obj[key]);
+      for (const [key, f] of field.fields) writeField(w, bitsAt, f, own(obj, key));
       return;
     }
   }
@@ -299,7 +300,7 @@ function readField(r: ByteReader, bits: Uint8Array, field: Field): unknown {
     }
     case "object": {
       const obj: JsonObject = {};
-      for (const [key, f] of field.fields) obj[key] = readField(r, bits, f);
+      for (const [key, f] of field.fields) setMember(obj, key, readField(r, bits, f));
       return obj;
     }
   }
@@ -335,9 +336,9 @@ function fitObject(
 ): JsonObject {
   const out: JsonObject = {};
   for (const [key, f] of field.fields) {
-    out[key] = fitValue(f, value[key], path ? `${path}.${key}` : key, compact, dropped);
+    setMember(out, key, fitValue(f, own(value, key), path ? `${path}.${key}` : key, compact, dropped));
   }
-  for (const key in value) if (!field.keys.has(key)) dropped.push(path ? `${path}.${key}` : key);
+  for (const key of Object.keys(value)) if (!field.keys.has(key)) dropped.push(path ? `${path}.${key}` : key);
   return out;
 }
 
@@ -437,6 +438,11 @@ function fitsAsIs(value: string, fixed: number): boolean {
   return value.length <= fixed && PRINTABLE_ASCII.test(value);
 }
 
+/** An own member of a JSON object (never one inherited from Object.prototype). */
+function own(obj: JsonObject, key: string): unknown {
+  return Object.prototype.hasOwnProperty.call(obj, key) ? obj[key] : undefined;
+}
+
 /** Where to cut UTF-8 bytes at most `max` long without splitting a character. */
 function utf8Boundary(bytes: Uint8Array, max: number): number {
   let cut = max;
@@ -452,7 +458,7 @@ export function omitEmpty(body: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(body)) {
     if (value === false || value === 0 || value === "" || value === null || value === undefined) continue;
-    out[key] = isJsonObject(value) ? omitEmpty(value) : value;
+    setMember(out, key, isJsonObject(value) ? omitEmpty(value) : value);
   }
   return out;
 }

@@ -161,6 +161,25 @@ describe("note.template fits notes to type hints", () => {
     expect(warning?.fields).toEqual({ file: "t.dbx", fields: ["extra", "more"] });
   });
 
+  it("treats any field name as a plain name, __proto__ and constructor included", async () => {
+    const t = await bootTestModule();
+    await t.line(
+      '{"req":"note.template","file":"t.dbx","body":{"__proto__":11,"constructor":12,"toString":"x"}}',
+    );
+    await t.line('{"req":"note.add","file":"t.dbx","note":"n","body":{"__proto__":5,"toString":"y"}}');
+    expect(await t.line('{"req":"note.get","file":"t.dbx","note":"n"}')).toBe(
+      '{"body":{"__proto__":5,"toString":"y"}}\r\n',
+    );
+    await t.line('{"req":"note.add","file":"u.dbx","note":"n","body":{"__proto__":{"a":1}}}');
+    const after = await t.reboot();
+    expect(await after.line('{"req":"note.get","file":"u.dbx","note":"n"}')).toBe(
+      '{"body":{"__proto__":{"a":1}}}\r\n',
+    );
+    expect(await after.line('{"req":"note.get","file":"t.dbx","note":"n"}')).toBe(
+      '{"body":{"__proto__":5,"toString":"y"}}\r\n',
+    );
+  });
+
   it("refuses hints that are not type hints", async () => {
     const t = await bootTestModule();
     for (const hint of [10, 19, 20, 29, 12.5, 15.1, null, []]) {
