@@ -21,10 +21,21 @@ export interface ChangeBatch {
  */
 export function collectChanges(file: Notefile, since: number, max: number, deleted: boolean): ChangeBatch {
   const ordered = file.ordered;
+  const from = file.indexAfter(since);
+  if (deleted || file.tombstones === 0) {
+    // Every note after the position counts: no need to look at them all.
+    const end = Math.min(ordered.length, from + max);
+    const next = ordered[end];
+    return {
+      notes: ordered.slice(from, end),
+      pending: ordered.length - from,
+      position: next ? next.change - 1 : file.meta.ctr,
+    };
+  }
   const notes: Note[] = [];
   let pending = 0;
   let next: Note | undefined;
-  for (let i = file.indexAfter(since); i < ordered.length; i++) {
+  for (let i = from; i < ordered.length; i++) {
     const note = ordered[i]!;
     if (note.deleted && !deleted) continue;
     pending++;
@@ -39,7 +50,7 @@ export function countChanges(file: Notefile, since: number, tombstones: boolean)
   const ordered = file.ordered;
   const from = file.indexAfter(since);
   if (from === 0) return tombstones ? file.notes.size : file.total;
-  if (tombstones) return ordered.length - from;
+  if (tombstones || file.tombstones === 0) return ordered.length - from;
   let n = 0;
   for (let i = from; i < ordered.length; i++) if (!ordered[i]!.deleted) n++;
   return n;
