@@ -17,6 +17,11 @@ export class ByteWriter {
     return this.#len;
   }
 
+  /** Starts over, keeping the buffer (one writer can serve many records). */
+  reset(): void {
+    this.#len = 0;
+  }
+
   #ensure(extra: number): void {
     const need = this.#len + extra;
     if (need <= this.#buf.length) return;

@@ -30,11 +30,14 @@ const decoder = new TextDecoder();
  */
 export class TemplateNoteCodec implements NoteCodec {
   readonly #json = new JsonNoteCodec();
+  /** Reused for every record: `finish()` hands out a copy. */
+  readonly #writer = new ByteWriter(256);
 
   encode(file: Notefile, note: Note): Uint8Array {
     const template = note.template === undefined ? undefined : templateNumbered(file, note.template);
     if (!template) return this.#json.encode(file, note);
-    const w = new ByteWriter(32 + (note.payload?.length ?? 0));
+    const w = this.#writer;
+    w.reset();
     w.u8(TEMPLATED);
     w.varint(note.template!);
     w.varint(note.change);
