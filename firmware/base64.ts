@@ -30,7 +30,8 @@ export function encodeBase64(bytes: Uint8Array): string {
 export function decodeBase64(text: string): Uint8Array | undefined {
   let len = text.length;
   if (len % 4 !== 0) {
-    if (len % 4 === 1) return undefined;
+    // Padding may be left out, but not cut short ("AQ=").
+    if (len % 4 === 1 || text.endsWith("=")) return undefined;
     text += "=".repeat(4 - (len % 4));
     len = text.length;
   }

@@ -1,4 +1,130 @@
+import {
+  clearNeedsOutboundQueue,
+  noNotefileSpecified,
+  noNotefilesSpecified,
+  notefileNotFound,
+} from "../errors.js";
+import type { Notebox } from "../storage/Notebox.js";
+import { countChanges } from "../storage/noteChanges.js";
+import type { Notefile } from "../storage/Notefile.js";
+import {
+  checkNotefileName,
+  checkTrackerName,
+  HUB_TRACKER,
+  isReservedNotefile,
+} from "../storage/notefileNames.js";
+import type { JsonObject } from "./Args.js";
 import type { RequestTable } from "./RequestTable.js";
 
+/**
+ * The host's view of the notefiles, by name: the module's own `_` files stay hidden, and so do
+ * the system files hosts may use (`_health.qo`, ...) unless `systemFiles` (as notelib lists them
+ * only to a tracker).
+ */
+function visibleFiles(
+  notebox: Notebox,
+  filter: readonly string[] | undefined,
+  systemFiles = true,
+): Notefile[] {
+  const hidden = (name: string) => (systemFiles ? isReservedNotefile(name) : name.startsWith("_"));
+  const files = [...notebox.files()].filter((f) => !hidden(f.name));
+  const wanted = filter && filter.length > 0 ? new Set(filter) : undefined;
+  return files.filter((f) => !wanted || wanted.has(f.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
+}
+
+/**
+ * Changes of a notefile the hub has not received yet: everything after the hub tracker's
+ * position (deletes included) in notefiles that go up to the hub; inbound queues and `.dbx`
+ * files never have any. The sync engine advances `HUB_TRACKER` as the hub acknowledges.
+ */
+function pendingUpload(notebox: Notebox, file: Notefile): number {
+  if (file.kind.direction !== "out" && file.kind.direction !== "both") return 0;
+  return countChanges(file, notebox.trackerPosition(HUB_TRACKER, file.name) ?? 0, true);
+}
+
 /** `file.*` requests. */
-export const fileRequests: RequestTable = {};
+export const fileRequests: RequestTable = {
+  "file.changes": ({ args, module }) => {
+    const filter = args.stringArray("files");
+    const tracker = args.string("tracker") || undefined;
+    if (tracker !== undefined) checkTrackerName(tracker);
+    const notebox = module.notebox;
+    const info: JsonObject = {};
+    let total = 0;
+    let changes = 0;
+    for (const file of visibleFiles(notebox, filter, tracker !== undefined)) {
+      if (tracker === undefined) {
+        info[file.name] = file.total ? { total: file.total } : {};
+        total += file.total;
+        continue;
+      }
+      // Changes the tracker has not seen; the tracker itself does not move (note.changes does).
+      const pending = countChanges(file, notebox.trackerPosition(tracker, file.name) ?? 0, false);
+      if (pending === 0) continue;
+      info[file.name] = file.total ? { total: file.total, changes: pending } : { changes: pending };
+      total += file.total;
+      changes += pending;
+    }
+    return { total, changes, info };
+  },
+
+  "file.changes.pending": ({ module }) => {
+    const notebox = module.notebox;
+    const info: JsonObject = {};
+    let total = 0;
+    let changes = 0;
+    for (const file of visibleFiles(notebox, undefined)) {
+      const pending = pendingUpload(notebox, file);
+      if (pending === 0) continue;
+      info[file.name] = file.total ? { total: file.total, changes: pending } : { changes: pending };
+      total += file.total;
+      changes += pending;
+    }
+    return changes > 0 ? { total, changes, pending: true, info } : {};
+  },
+
+  "file.stats": ({ args, module }) => {
+    const name = args.string("file");
+    const notebox = module.notebox;
+    let files: Notefile[];
+    if (name) {
+      const file = notebox.file(name);
+      if (!file) throw notefileNotFound(name);
+      files = [file];
+    } else {
+      files = [...notebox.files()];
+    }
+    let total = 0;
+    let changes = 0;
+    for (const file of files) {
+      total += file.total;
+      changes += pendingUpload(notebox, file);
+    }
+    // "Sync recommended" whenever something is waiting to go up (docs/module.md).
+    return { total, changes, sync: changes > 0 };
+  },
+
+  "file.delete": ({ args, module }) => {
+    const names = args.stringArray("files");
+    if (!names || names.length === 0) throw noNotefilesSpecified();
+    const notebox = module.notebox;
+    // All or nothing: every name is checked before anything is deleted.
+    for (const name of names) {
+      checkNotefileName(name);
+      if (!notebox.file(name)) throw notefileNotFound(name);
+    }
+    for (const name of names) notebox.deleteFile(name);
+    return {};
+  },
+
+  "file.clear": ({ args, module }) => {
+    const name = args.string("file");
+    if (!name) throw noNotefileSpecified();
+    const kind = checkNotefileName(name);
+    if (!kind.queue || kind.direction !== "out") throw clearNeedsOutboundQueue(name);
+    const file = module.notebox.file(name);
+    if (!file) throw notefileNotFound(name);
+    module.notebox.clearNotes(file);
+    return {};
+  },
+};

@@ -5,7 +5,7 @@ export interface Note {
   readonly id: string;
   body?: JsonObject;
   payload?: Uint8Array;
-  /** Epoch seconds when the note was created; 0 when the module did not know the time. */
+  /** Epoch seconds when the note was added or last updated; 0 when the module did not know the time. */
   time: number;
   /** The notefile's change number at the note's last modification (trackers compare these). */
   change: number;

@@ -1,8 +1,9 @@
-import { JsonNoteCodec, type NoteCodec } from "./NoteCodec.js";
+import type { NoteCodec } from "./NoteCodec.js";
 import type { KvOp, KvStore, RecoveryReport, StorageUsage } from "./KvStore.js";
 import type { Note, NotefileMeta } from "./Note.js";
 import { Notefile } from "./Notefile.js";
 import { notefileKind } from "./NotefileKind.js";
+import { TemplateNoteCodec } from "./TemplateNoteCodec.js";
 
 /** Separates the parts of a record key; cannot occur in names the host can send in JSON text. */
 const SEP = "\u001f";
@@ -41,6 +42,8 @@ export class Notebox {
   readonly #files = new Map<string, Notefile>();
   readonly #trackers = new Map<string, Map<string, number>>();
   readonly #config = new Map<string, unknown>();
+  /** Notefiles a request asked to sync now (RAM only, like the module's pending-sync flag). */
+  readonly #syncRequests = new Set<string>();
   #tx: Transaction | undefined;
   #recovery: RecoveryReport | undefined;
 
@@ -49,9 +52,12 @@ export class Notebox {
     this.#codec = codec;
   }
 
-  /** Reads the store and rebuilds the state. */
+  /**
+   * Reads the store and rebuilds the state. Notes are stored by a `TemplateNoteCodec` unless told
+   * otherwise: templated notes in their compact binary form, the others as JSON.
+   */
   static async open(store: KvStore, options: { codec?: NoteCodec } = {}): Promise<Notebox> {
-    const box = new Notebox(store, options.codec ?? new JsonNoteCodec());
+    const box = new Notebox(store, options.codec ?? new TemplateNoteCodec());
     const snapshot = await store.open();
     box.#recovery = snapshot.recovery;
     box.#load(snapshot.records);
@@ -91,6 +97,7 @@ export class Notebox {
     decoded.sort((a, b) => a[1].change - b[1].change);
     for (const [file, note] of decoded) {
       file.notes.set(note.id, note);
+      file.insertOrdered(note);
       if (note.deleted) file.tombstones++;
       if (note.change > file.meta.ctr) file.meta.ctr = note.change;
     }
@@ -198,9 +205,10 @@ export class Notebox {
 
   /**
    * Stores `note` (new or replacing the note with the same ID), giving it the file's next change
-   * number. Returns the stored note.
+   * number. Returns the stored note. A `volatile` note lives in RAM only and is gone after a
+   * restart (`note.add` with `live:true`, which bypasses flash).
    */
-  putNote(file: Notefile, note: Omit<Note, "change">): Note {
+  putNote(file: Notefile, note: Omit<Note, "change">, options: { volatile?: boolean } = {}): Note {
     const tx = this.#current();
     const previous = file.notes.get(note.id);
     const oldCtr = file.meta.ctr;
@@ -208,13 +216,24 @@ export class Notebox {
     // Re-inserting moves the note to the end, keeping ascending change order.
     file.notes.delete(note.id);
     file.notes.set(note.id, stored);
+    if (previous) file.removeOrdered(previous);
+    file.insertOrdered(stored);
     const tombstoneDelta = (stored.deleted ? 1 : 0) - (previous?.deleted ? 1 : 0);
     file.tombstones += tombstoneDelta;
-    tx.ops.push({ op: "put", key: noteKey(file.name, note.id), value: this.#codec.encode(file, stored) });
+    if (options.volatile) {
+      // A volatile note may replace a stored one of the same ID; the stored copy must go. The
+      // change counter is persisted so that after a restart, when the note is gone, its change
+      // number is not handed out again (a tracker may already have seen it).
+      if (previous) tx.ops.push({ op: "delete", key: noteKey(file.name, note.id) });
+      tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
+    } else {
+      tx.ops.push({ op: "put", key: noteKey(file.name, note.id), value: this.#codec.encode(file, stored) });
+    }
     tx.undo.push(() => {
       file.meta.ctr = oldCtr;
       file.tombstones -= tombstoneDelta;
       file.notes.delete(note.id);
+      file.removeOrdered(stored);
       if (previous) this.#reinsert(file, previous);
     });
     return stored;
@@ -236,6 +255,7 @@ export class Notebox {
     if (!note) return;
     const tx = this.#current();
     file.notes.delete(id);
+    file.removeOrdered(note);
     if (note.deleted) file.tombstones--;
     // The change counter is derived from the notes on load; persist it so it never goes back.
     tx.ops.push(
@@ -248,8 +268,31 @@ export class Notebox {
     });
   }
 
+  /** Removes every note of a file, keeping the file, its metadata and its change counter. */
+  clearNotes(file: Notefile): void {
+    if (file.notes.size === 0) return;
+    const tx = this.#current();
+    const notes = new Map(file.notes);
+    const tombstones = file.tombstones;
+    file.notes.clear();
+    file.clearOrdered();
+    file.tombstones = 0;
+    tx.ops.push(
+      { op: "deletePrefix", prefix: notePrefix(file.name) },
+      { op: "put", key: fileKey(file.name), value: json(file.meta) },
+    );
+    tx.undo.push(() => {
+      for (const [id, note] of notes) {
+        file.notes.set(id, note);
+        file.insertOrdered(note);
+      }
+      file.tombstones = tombstones;
+    });
+  }
+
   /** Puts a note back at its place in change order. */
   #reinsert(file: Notefile, note: Note): void {
+    file.insertOrdered(note);
     const later = [...file.notes.values()].filter((n) => n.change > note.change);
     for (const n of later) file.notes.delete(n.id);
     file.notes.set(note.id, note);
@@ -273,6 +316,11 @@ export class Notebox {
 
   setTrackerPosition(tracker: string, file: string, position: number): void {
     this.#setTrackerPosition(tracker, file, position);
+  }
+
+  /** Forgets where a tracker is in one file (it starts from the beginning next time). */
+  clearTrackerPosition(tracker: string, file: string): void {
+    if (this.#trackers.get(tracker)?.has(file)) this.#setTrackerPosition(tracker, file, undefined);
   }
 
   /** Marks a tracker as existing even before it has positions. */
@@ -312,6 +360,31 @@ export class Notebox {
       else map.set(file, old);
       if (created) this.#trackers.delete(tracker);
     });
+  }
+
+  // --- sync requests -------------------------------------------------------------------------
+
+  /**
+   * Records that a request asked for `file` to be synced now (`note.add sync:true`, `var.set
+   * sync:true`, ...). Kept in RAM until the sync engine takes it; dropped if the request fails.
+   */
+  requestSync(file: string): void {
+    if (this.#syncRequests.has(file)) return;
+    const tx = this.#current();
+    this.#syncRequests.add(file);
+    tx.undo.push(() => this.#syncRequests.delete(file));
+  }
+
+  /** Notefiles with a sync request pending, oldest request first. */
+  syncRequests(): ReadonlySet<string> {
+    return this.#syncRequests;
+  }
+
+  /** Hands the pending sync requests to the sync engine and clears them. */
+  takeSyncRequests(): string[] {
+    const files = [...this.#syncRequests];
+    this.#syncRequests.clear();
+    return files;
   }
 
   // --- configuration records -----------------------------------------------------------------
