@@ -216,10 +216,11 @@ function hubGet({ module }: RequestContext): JsonObject {
 function hubLog({ name, args, module }: RequestContext): JsonObject {
   const text = args.string("text");
   const alert = args.bool("alert");
-  // `sync` asks for a sync right away; it takes effect once the sync engine exists.
-  args.bool("sync");
+  const sync = args.bool("sync");
   if (text === undefined || text === "") throw argumentRequired(name, "text");
   const body: JsonObject = alert ? { text, alert } : { text };
   module.notebox.appendToQueue("_health_host.qo", { body, time: module.noteTime() });
+  // Recorded like note.add's `sync`: the sync engine takes the request when it exists.
+  if (sync) module.notebox.requestSync("_health_host.qo");
   return {};
 }

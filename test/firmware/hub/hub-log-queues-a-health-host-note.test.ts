@@ -28,3 +28,13 @@ describe("hub.log", () => {
     );
   });
 });
+
+describe("hub.log sync", () => {
+  it("records a sync request for the health queue, as note.add sync does", async () => {
+    const t = await bootTestModule();
+    await t.req({ req: "hub.log", text: "hello" });
+    expect([...t.module.notebox.syncRequests()]).toEqual([]);
+    await t.req({ req: "hub.log", text: "now", sync: true });
+    expect([...t.module.notebox.syncRequests()]).toEqual(["_health_host.qo"]);
+  });
+});
