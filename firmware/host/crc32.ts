@@ -14,6 +14,13 @@ export function crc32(data: Uint8Array, previous = 0): number {
 
 const encoder = new TextEncoder();
 
+/** CRC-32 of the UTF-8 encoding of `text` (without allocating for the usual all-ASCII JSON). */
 export function crc32Text(text: string): number {
-  return crc32(encoder.encode(text));
+  let crc = ~0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return crc32(encoder.encode(text.slice(i)), ~crc >>> 0);
+    crc = TABLE[(crc ^ c) & 0xff]! ^ (crc >>> 8);
+  }
+  return ~crc >>> 0;
 }

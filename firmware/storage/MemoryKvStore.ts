@@ -29,6 +29,7 @@ export class MemoryKvStore implements KvStore {
   }
 
   async commit(ops: readonly KvOp[]): Promise<void> {
+    if (ops.length === 1 && ops[0]!.op === "put") return this.#put(ops[0]!.key, ops[0]!.value);
     // Work out the size after the batch before touching anything, so a full store changes nothing.
     const after = new Map<string, Uint8Array | undefined>();
     let used = this.#used;
@@ -59,6 +60,21 @@ export class MemoryKvStore implements KvStore {
       if (value) this.records.set(key, value);
       else this.records.delete(key);
     }
+    this.#used = used;
+    this.#commits++;
+  }
+
+  /** The common single-record batch, without the bookkeeping of a general batch. */
+  #put(key: string, value: Uint8Array): void {
+    const old = this.records.get(key);
+    const used =
+      this.#used -
+      (old ? key.length + old.length + RECORD_OVERHEAD : 0) +
+      key.length +
+      value.length +
+      RECORD_OVERHEAD;
+    if (used > this.#capacity && used > this.#used) throw storageFull();
+    this.records.set(key, value);
     this.#used = used;
     this.#commits++;
   }

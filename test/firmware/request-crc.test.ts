@@ -58,3 +58,13 @@ describe("request CRC (reference §3.2 vectors)", () => {
     );
   });
 });
+
+describe("crc32Text", () => {
+  it("is the CRC-32 of the UTF-8 bytes of any text", () => {
+    fc.assert(
+      fc.property(fc.string({ unit: "binary", maxLength: 200 }), (text) => {
+        expect(crc32Text(text)).toBe(zlibCrc32(Buffer.from(text, "utf8")));
+      }),
+    );
+  });
+});
