@@ -12,7 +12,7 @@ import { appendCrc, checkRequestCrc } from "./host/RequestCrc.js";
 import { isJsonObject, type JsonObject } from "./requests/Args.js";
 import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
-import type { KvStore } from "./storage/KvStore.js";
+import type { KvStore, RecoveryReport } from "./storage/KvStore.js";
 import { Notebox } from "./storage/Notebox.js";
 import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
@@ -134,8 +134,23 @@ export class Module implements ModuleContext {
     const recovery = this.#notebox.recovery;
     if (recovery) {
       this.log.warn("flash recovered after an unclean shutdown", { details: recovery.details });
+      await this.#noteRecovery(recovery);
     }
     this.log.info("module booted", { device: this.deviceUid, variant: this.variant.name });
+  }
+
+  /** Tells the hub what the flash repaired, as a `_health.qo` note (the module boots regardless). */
+  async #noteRecovery(recovery: RecoveryReport): Promise<void> {
+    const body: JsonObject = { text: `flash recovered: ${recovery.details.join("; ")}` };
+    if (recovery.truncatedBytes) body["truncated_bytes"] = recovery.truncatedBytes;
+    if (recovery.droppedRecords) body["dropped_records"] = recovery.droppedRecords;
+    try {
+      await this.#notebox.transact(() =>
+        this.#notebox.appendToQueue("_health.qo", { body, time: this.noteTime() }),
+      );
+    } catch (error) {
+      this.log.error("could not store the flash recovery note", { error: String((error as Error)?.message) });
+    }
   }
 
   #newDeviceUid(): string {

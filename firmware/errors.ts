@@ -259,3 +259,26 @@ export const varNeedsDatabase = (name: string): SimError =>
   );
 export const changesMaxInvalid = (max: number): SimError =>
   simError(`max must be -1 (all) or at least 1 (not ${max})`);
+
+
+// --- flash store (firmware/storage/flash) --------------------------------------------------
+export const flashWriteFailed = (detail: string): SimError =>
+  simError(`error writing to flash: ${echo(detail, 160)} {io}`);
+export const flashUnusable = (): SimError =>
+  simError("flash is unavailable after a failed write: restart the module to recover it {io}");
+export const flashTooNew = (file: string, version: number, supported: number): SimError =>
+  simError(
+    `this flash was written by a newer cardsim: ${echo(file)} has storage format version ${version}, ` +
+      `this cardsim reads up to version ${supported}. Upgrade cardsim, or give the module another flash directory`,
+  );
+export const flashNotOurs = (file: string): SimError =>
+  simError(
+    `refusing to use this directory as flash: ${echo(file)} exists but is not a cardsim flash superblock`,
+  );
+export const flashUnreadable = (detail: string): SimError =>
+  simError(`cannot open flash: ${echo(detail, 200)}`);
+export const flashInUse = (dir: string, pid: number): SimError =>
+  simError(
+    `flash directory ${echo(dir, 200)} is in use by process ${pid}; stop that module first ` +
+      `(if no such process is running, delete ${echo(dir, 200)}/LOCK)`,
+  );

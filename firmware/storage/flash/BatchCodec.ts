@@ -1,0 +1,183 @@
+import type { KvOp } from "../KvStore.js";
+
+/**
+ * Encodes a batch of store operations as the payload of a journal frame, and back. Values are
+ * kept as raw bytes (no text encoding), so what the note codec hands the store, a templated
+ * note's compact binary form included, costs exactly its own length plus a few bytes.
+ *
+ * Each operation: one op byte (1 put, 2 delete, 3 delete-prefix; bit 7 set when the key is
+ * stored as UTF-16LE because it is not well-formed Unicode), the key's byte length as an
+ * unsigned LEB128 varint, the key, and for a put the value's length (varint) and the value.
+ */
+export const OP_PUT = 1;
+export const OP_DELETE = 2;
+export const OP_DELETE_PREFIX = 3;
+const UTF16_KEY = 0x80;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder("utf-8", { fatal: true });
+
+/** Thrown when a payload that passed its checksum still does not parse (a bug, or a collision). */
+export class MalformedBatchError extends Error {
+  override readonly name = "MalformedBatchError";
+}
+
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+/** A key's bytes and whether they are UTF-16LE (keys with lone surrogates survive that way). */
+export function encodeKey(key: string): { bytes: Uint8Array; utf16: boolean } {
+  if (!LONE_SURROGATE.test(key)) return { bytes: encoder.encode(key), utf16: false };
+  const bytes = new Uint8Array(key.length * 2);
+  for (let i = 0; i < key.length; i++) {
+    const unit = key.charCodeAt(i);
+    bytes[2 * i] = unit & 0xff;
+    bytes[2 * i + 1] = unit >>> 8;
+  }
+  return { bytes, utf16: true };
+}
+
+/** `encodeKey(key).bytes.length` without encoding. */
+export function keyByteLength(key: string): number {
+  let n = 0;
+  for (let i = 0; i < key.length; i++) {
+    const c = key.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c < 0xd800 || c > 0xdfff) n += 3;
+    else if (c <= 0xdbff && i + 1 < key.length && (key.charCodeAt(i + 1) & 0xfc00) === 0xdc00) {
+      n += 4;
+      i++;
+    } else return key.length * 2;
+  }
+  return n;
+}
+
+export function varintLength(value: number): number {
+  let n = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 128);
+    n++;
+  }
+  return n;
+}
+
+/** Bytes one put record takes in a batch or base chunk. */
+export function putRecordSize(keyBytes: number, valueBytes: number): number {
+  return 1 + varintLength(keyBytes) + keyBytes + varintLength(valueBytes) + valueBytes;
+}
+
+/** Appends encoded operations to a byte sink; sized up front so a batch is one allocation. */
+export class BatchWriter {
+  #out: Uint8Array;
+  #at = 0;
+
+  constructor(capacity: number) {
+    this.#out = new Uint8Array(capacity);
+  }
+
+  static encode(ops: readonly KvOp[]): Uint8Array {
+    const keys = ops.map((op) => encodeKey(op.op === "deletePrefix" ? op.prefix : op.key));
+    let size = 0;
+    ops.forEach((op, i) => {
+      const key = keys[i]!.bytes.length;
+      size += 1 + varintLength(key) + key;
+      if (op.op === "put") size += varintLength(op.value.length) + op.value.length;
+    });
+    const writer = new BatchWriter(size);
+    ops.forEach((op, i) => {
+      const key = keys[i]!;
+      const code = op.op === "put" ? OP_PUT : op.op === "delete" ? OP_DELETE : OP_DELETE_PREFIX;
+      writer.#record(code, key, op.op === "put" ? op.value : undefined);
+    });
+    return writer.bytes();
+  }
+
+  /**
+   * Appends a put record and returns a view of the value as stored in this writer's buffer, or
+   * undefined (nothing written) when the record does not fit.
+   */
+  tryPut(key: { bytes: Uint8Array; utf16: boolean }, value: Uint8Array): Uint8Array | undefined {
+    if (this.#at + putRecordSize(key.bytes.length, value.length) > this.#out.length) return undefined;
+    this.#record(OP_PUT, key, value);
+    return this.#out.subarray(this.#at - value.length, this.#at);
+  }
+
+  get length(): number {
+    return this.#at;
+  }
+
+  bytes(): Uint8Array {
+    return this.#out.subarray(0, this.#at);
+  }
+
+  #record(code: number, key: { bytes: Uint8Array; utf16: boolean }, value: Uint8Array | undefined): void {
+    this.#out[this.#at++] = code | (key.utf16 ? UTF16_KEY : 0);
+    this.#varint(key.bytes.length);
+    this.#out.set(key.bytes, this.#at);
+    this.#at += key.bytes.length;
+    if (value) {
+      this.#varint(value.length);
+      this.#out.set(value, this.#at);
+      this.#at += value.length;
+    }
+  }
+
+  #varint(value: number): void {
+    while (value >= 0x80) {
+      this.#out[this.#at++] = (value & 0x7f) | 0x80;
+      value = Math.floor(value / 128);
+    }
+    this.#out[this.#at++] = value;
+  }
+}
+
+/**
+ * Decodes a payload into operations. Values are views into `payload` (no copy): the caller
+ * keeps the file buffer alive instead of a hundred thousand small ones.
+ */
+export function decodeBatch(payload: Uint8Array): KvOp[] {
+  const ops: KvOp[] = [];
+  let at = 0;
+  const varint = (): number => {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 5; i++) {
+      if (at >= payload.length) throw new MalformedBatchError("varint runs past the end of the payload");
+      const byte = payload[at++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value;
+      scale *= 128;
+    }
+    throw new MalformedBatchError("varint longer than 5 bytes");
+  };
+  const take = (length: number): Uint8Array => {
+    if (at + length > payload.length) throw new MalformedBatchError("field runs past the end of the payload");
+    const bytes = payload.subarray(at, at + length);
+    at += length;
+    return bytes;
+  };
+  while (at < payload.length) {
+    const head = payload[at++]!;
+    const code = head & ~UTF16_KEY;
+    const keyBytes = take(varint());
+    let key: string;
+    if (head & UTF16_KEY) {
+      if (keyBytes.length % 2 !== 0) throw new MalformedBatchError("UTF-16 key of odd length");
+      // By hand: TextDecoder would replace the lone surrogates this encoding exists to keep.
+      key = "";
+      for (let i = 0; i < keyBytes.length; i += 2)
+        key += String.fromCharCode(keyBytes[i]! | (keyBytes[i + 1]! << 8));
+    } else {
+      try {
+        key = decoder.decode(keyBytes);
+      } catch {
+        throw new MalformedBatchError("key is not valid UTF-8");
+      }
+    }
+    if (code === OP_PUT) ops.push({ op: "put", key, value: take(varint()) });
+    else if (code === OP_DELETE) ops.push({ op: "delete", key });
+    else if (code === OP_DELETE_PREFIX) ops.push({ op: "deletePrefix", prefix: key });
+    else throw new MalformedBatchError(`unknown operation ${code}`);
+  }
+  return ops;
+}

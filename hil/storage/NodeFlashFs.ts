@@ -1,0 +1,146 @@
+import { open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
+import { join } from "node:path";
+import {
+  FlashFsError,
+  type FlashFile,
+  type FlashFs,
+  type FlashFsErrorCode,
+} from "../../firmware/storage/flash/FlashFs.js";
+
+/**
+ * The module's flash as a directory on the real file system (an SD card on a Pi). Durability
+ * follows POSIX: `FlashFile.sync()` is fdatasync, `syncDir()` fsyncs the directory (skipped on
+ * Windows, which cannot open a directory for syncing).
+ */
+export class NodeFlashFs implements FlashFs {
+  constructor(readonly dir: string) {}
+
+  async list(): Promise<string[]> {
+    try {
+      const entries = await readdir(this.dir, { withFileTypes: true });
+      return entries.filter((e) => e.isFile()).map((e) => e.name);
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+
+  async read(name: string): Promise<Uint8Array | undefined> {
+    try {
+      const buffer = await readFile(join(this.dir, name));
+      return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw fsError(error);
+    }
+  }
+
+  async open(name: string, mode: "existing" | "truncate"): Promise<FlashFile> {
+    try {
+      const handle = await open(join(this.dir, name), mode === "existing" ? "r+" : "w");
+      const size = mode === "existing" ? (await handle.stat()).size : 0;
+      return new NodeFlashFile(handle, size);
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+
+  async rename(from: string, to: string): Promise<void> {
+    try {
+      await rename(join(this.dir, from), join(this.dir, to));
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+
+  async remove(name: string): Promise<void> {
+    try {
+      await unlink(join(this.dir, name));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw fsError(error);
+    }
+  }
+
+  async syncDir(): Promise<void> {
+    if (process.platform === "win32") return;
+    let handle: FileHandle | undefined;
+    try {
+      handle = await open(this.dir, "r");
+      await handle.sync();
+    } catch (error) {
+      throw fsError(error);
+    } finally {
+      await handle?.close().catch(() => undefined);
+    }
+  }
+}
+
+class NodeFlashFile implements FlashFile {
+  readonly #handle: FileHandle;
+  #size: number;
+
+  constructor(handle: FileHandle, size: number) {
+    this.#handle = handle;
+    this.#size = size;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  async append(bytes: Uint8Array): Promise<void> {
+    try {
+      let done = 0;
+      while (done < bytes.length) {
+        const { bytesWritten } = await this.#handle.write(
+          bytes,
+          done,
+          bytes.length - done,
+          this.#size + done,
+        );
+        done += bytesWritten;
+      }
+      this.#size += bytes.length;
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+
+  async truncate(size: number): Promise<void> {
+    try {
+      await this.#handle.truncate(size);
+      this.#size = size;
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+
+  async sync(): Promise<void> {
+    try {
+      await this.#handle.datasync();
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.#handle.close();
+    } catch (error) {
+      throw fsError(error);
+    }
+  }
+}
+
+const CODES: Record<string, FlashFsErrorCode> = {
+  ENOSPC: "full",
+  EDQUOT: "full",
+  ENOENT: "not-found",
+  EACCES: "permission",
+  EPERM: "permission",
+  EROFS: "permission",
+};
+
+function fsError(error: unknown): FlashFsError {
+  const code = (error as NodeJS.ErrnoException)?.code;
+  return new FlashFsError((code && CODES[code]) || "io", String((error as Error)?.message ?? error));
+}
