@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerBoards } from "./boards.js";
+import { registerFlashCommand } from "./flash.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
 
@@ -8,4 +9,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerModuleCommand,
   registerReqCommand,
   registerBoards,
+  registerFlashCommand,
 ];

@@ -1,15 +1,16 @@
 import type { Command } from "commander";
 import { Module } from "../firmware/Module.js";
-import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
+import { SimError } from "../firmware/SimError.js";
 import type { Variant } from "../firmware/Variant.js";
 import { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
 import { PtyBridge } from "../hil/links/PtyBridge.js";
 import { pinoModuleLog } from "../hil/PinoModuleLog.js";
 import { SystemClock } from "../hil/SystemClock.js";
+import { addFlashOptions, flashDirectory, openModuleStore, type FlashOptions } from "./flash.js";
 import { createLogger, parseHostPort, parseInteger, parseVariant, randomFor } from "./options.js";
 import { onShutdown } from "./shutdown.js";
 
-export interface ModuleCommandOptions {
+export interface ModuleCommandOptions extends FlashOptions {
   dir: string;
   tcp?: { host: string; port: number };
   pty?: string;
@@ -29,24 +30,35 @@ export interface RunningModule {
   readonly module: Module;
   readonly tcp: ModuleLinkServer;
   readonly pty?: PtyBridge;
+  /** The flash directory, undefined when the module runs on memory only (`--no-flash`). */
+  readonly flash?: string;
   close(): Promise<void>;
 }
 
 export async function startModule(options: ModuleCommandOptions): Promise<RunningModule> {
   const logger = createLogger(options.logLevel, "module");
+  const store = await openModuleStore(options);
   const module = await Module.boot({
     clock: new SystemClock(),
     random: randomFor(options.seed),
-    store: new MemoryKvStore(),
+    store,
     variant: options.sku,
     log: pinoModuleLog(logger),
     timeKnown: options.timeKnown,
     maxRequestBytes: options.maxRequest,
     strictArgs: options.strict,
     trace: options.trace,
+  }).catch(async (error: unknown) => {
+    await store.close().catch(() => undefined);
+    throw error;
   });
   const tcpAddress = options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP);
-  const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port);
+  const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port).catch(
+    async (error: unknown) => {
+      await module.close(); // lets go of the flash (and its lock)
+      throw error;
+    },
+  );
   let pty: PtyBridge | undefined;
   try {
     if (options.pty) pty = await PtyBridge.open(options.pty, { host: "127.0.0.1", port: tcp.address.port });
@@ -59,6 +71,7 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     module,
     tcp,
     pty,
+    flash: flashDirectory(options),
     async close() {
       await pty?.close();
       await tcp.close();
@@ -68,18 +81,18 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
 }
 
 export function describeModule(running: RunningModule): string {
-  const { module, tcp, pty } = running;
+  const { module, tcp, pty, flash } = running;
   const lines = [
     `module ${module.deviceUid} (${module.variant.name}, ${module.variant.sku})`,
     `  tcp  ${tcp.address.host}:${tcp.address.port}`,
   ];
   if (pty) lines.push(`  pty  ${pty.path}`);
+  lines.push(`  flash ${flash ?? "(memory only)"}`);
   return lines.join("\n");
 }
 
 export function addModuleOptions(command: Command): Command {
-  return command
-    .option("--dir <D>", "state directory", "./.cardsim")
+  return addFlashOptions(command.option("--dir <D>", "state directory", "./.cardsim"))
     .option(
       "--tcp <HOST:PORT>",
       `serve the serial line protocol on TCP (default ${DEFAULT_MODULE_TCP})`,
@@ -104,7 +117,16 @@ export function registerModuleCommand(program: Command): void {
   addModuleOptions(
     program.command("module").description("run one simulated module and serve its host interface"),
   ).action(async (options: ModuleCommandOptions) => {
-    const running = await startModule(options);
+    let running: RunningModule;
+    try {
+      running = await startModule(options);
+    } catch (error) {
+      // Flash errors (in use, unreadable, newer format) are for the user, not a stack trace.
+      if (!(error instanceof SimError)) throw error;
+      process.stderr.write(`cardsim module: ${error.message}\n`);
+      process.exitCode = 1;
+      return;
+    }
     // Ready to stop cleanly before telling anyone it is ready.
     onShutdown(() => running.close());
     process.stdout.write(describeModule(running) + "\n");

@@ -282,3 +282,7 @@ export const flashInUse = (dir: string, pid: number): SimError =>
     `flash directory ${echo(dir, 200)} is in use by process ${pid}; stop that module first ` +
       `(if no such process is running, delete ${echo(dir, 200)}/LOCK)`,
   );
+export const noFlashDirectory = (dir: string): SimError =>
+  simError(`no flash directory at ${echo(dir, 200)}`);
+export const notAFlash = (dir: string): SimError =>
+  simError(`${echo(dir, 200)} holds no cardsim flash (no flash.json, no journal)`);

@@ -12,7 +12,7 @@ describe("cardsim module --tcp", () => {
   let tcp: { host: string; port: number };
 
   beforeAll(async () => {
-    cli = startCli(["module", "--tcp", "127.0.0.1:0", "--seed", "7", "--log-level", "warn"]);
+    cli = startCli(["module", "--tcp", "127.0.0.1:0", "--seed", "7", "--no-flash", "--log-level", "warn"]);
     const m = await cli.waitFor(/tcp\s+(\S+):(\d+)/);
     tcp = { host: m[1]!, port: Number(m[2]) };
   });
@@ -78,7 +78,16 @@ describe.skipIf(!PtyBridge.available())("cardsim module --pty", () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cardsim-pty-"));
-    cli = startCli(["module", "--tcp", "127.0.0.1:0", "--pty", join(dir, "ttyNOTE"), "--log-level", "warn"]);
+    cli = startCli([
+      "module",
+      "--tcp",
+      "127.0.0.1:0",
+      "--pty",
+      join(dir, "ttyNOTE"),
+      "--no-flash",
+      "--log-level",
+      "warn",
+    ]);
     await cli.waitFor(/pty\s+(\S+)/);
   });
 
@@ -111,6 +120,7 @@ describe.skipIf(!PtyBridge.available())("cardsim module --pty", () => {
       "127.0.0.1:0",
       "--pty",
       join(dir, "ttyB"),
+      "--no-flash",
       "--log-level",
       "warn",
     ]);
