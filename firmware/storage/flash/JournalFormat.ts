@@ -1,4 +1,4 @@
-import { crc32 } from "../../host/crc32.js";
+import { crc32Sliced as crc32 } from "./crc32Sliced.js";
 
 /**
  * The byte layout of a journal file (described for users in docs/storage-format.md).
@@ -8,30 +8,30 @@ import { crc32 } from "../../host/crc32.js";
  * version, so an older reader can always tell a newer file (CRC good, version higher) from a
  * damaged one (CRC bad).
  *
- * Then frames, 16-byte header + payload: u8 magic 0xC5, u8 type, u32 payload length, u32
- * sequence number (1, 2, 3... within the file), u32 CRC-32 of bytes 1-9 and the payload, u16 low
- * half of the CRC-32 of header bytes 0-13. All integers little-endian.
+ * Then frames, an 8 to 16-byte header and the payload: u8 type (0xC1-0xC3, its high bits a
+ * magic), payload length and sequence number (1, 2, 3... within the file) as unsigned LEB128
+ * varints, u8 header check (low byte of the CRC-32 of the header bytes before it), u32 CRC-32 of
+ * the header bytes before the check followed by the payload. Integers are little-endian. A
+ * commit of a small batch costs 8 to 10 bytes of framing.
  */
 export const JOURNAL_VERSION = 1;
 export const JOURNAL_MAGIC = new TextEncoder().encode("CSJOURNL");
 export const FILE_HEADER_SIZE = 20;
-export const FRAME_HEADER_SIZE = 16;
-export const FRAME_MAGIC = 0xc5;
+/** The longest frame header (5-byte varints); most are 8 to 10 bytes. */
+export const MAX_FRAME_HEADER_SIZE = 16;
 
 /** Put records of the compacted state, packed greedily into frames of at most this payload. */
 export const BASE_CHUNK_BYTES = 64 * 1024;
 
 export const FrameType = {
   /** A chunk of put records of the compacted state the file starts from. */
-  base: 0x42,
+  base: 0xc1,
   /** Ends the compacted state: u32 record count, u32 chunk count. */
-  baseEnd: 0x45,
+  baseEnd: 0xc2,
   /** One committed batch of operations. */
-  commit: 0x43,
+  commit: 0xc3,
 } as const;
 export type FrameType = (typeof FrameType)[keyof typeof FrameType];
-
-const FRAME_TYPES = new Set<number>(Object.values(FrameType));
 
 export type HeaderCheck =
   | { readonly ok: true; readonly generation: number }
@@ -62,16 +62,39 @@ export function checkFileHeader(bytes: Uint8Array): HeaderCheck {
   return { ok: true, generation: view.getUint32(12, true) };
 }
 
+function varintLength(value: number): number {
+  let n = 1;
+  while (value >= 0x80) {
+    value = Math.floor(value / 128);
+    n++;
+  }
+  return n;
+}
+
+function writeVarint(out: Uint8Array, at: number, value: number): number {
+  while (value >= 0x80) {
+    out[at++] = (value & 0x7f) | 0x80;
+    value = Math.floor(value / 128);
+  }
+  out[at++] = value;
+  return at;
+}
+
+/** Bytes of framing for a payload of `length` bytes at `sequence`. */
+export function frameHeaderSize(length: number, sequence: number): number {
+  return 1 + varintLength(length) + varintLength(sequence) + 1 + 4;
+}
+
 export function encodeFrame(type: FrameType, sequence: number, payload: Uint8Array): Uint8Array {
-  const frame = new Uint8Array(FRAME_HEADER_SIZE + payload.length);
-  const view = new DataView(frame.buffer);
-  frame[0] = FRAME_MAGIC;
-  frame[1] = type;
-  view.setUint32(2, payload.length, true);
-  view.setUint32(6, sequence, true);
-  frame.set(payload, FRAME_HEADER_SIZE);
-  view.setUint32(10, crc32(payload, crc32(frame.subarray(1, 10))), true);
-  view.setUint16(14, crc32(frame.subarray(0, 14)) & 0xffff, true);
+  const header = frameHeaderSize(payload.length, sequence);
+  const frame = new Uint8Array(header + payload.length);
+  frame[0] = type;
+  let at = writeVarint(frame, 1, payload.length);
+  at = writeVarint(frame, at, sequence);
+  const fields = frame.subarray(0, at);
+  frame[at] = crc32(fields) & 0xff;
+  frame.set(payload, header);
+  new DataView(frame.buffer).setUint32(at + 1, crc32(payload, crc32(fields)), true);
   return frame;
 }
 
@@ -83,20 +106,40 @@ export interface Frame {
   readonly end: number;
 }
 
+/** Whether `byte` can start a frame (a cheap first filter when looking for one). */
+export function isFrameStart(byte: number): boolean {
+  return byte >= FrameType.base && byte <= FrameType.commit;
+}
+
 /** The frame starting at `offset` if one is there intact, else undefined. */
 export function readFrameAt(bytes: Uint8Array, offset: number): Frame | undefined {
-  if (offset + FRAME_HEADER_SIZE > bytes.length || bytes[offset] !== FRAME_MAGIC) return undefined;
-  const view = new DataView(bytes.buffer, bytes.byteOffset + offset, FRAME_HEADER_SIZE);
-  if (view.getUint16(14, true) !== (crc32(bytes.subarray(offset, offset + 14)) & 0xffff)) return undefined;
-  const type = bytes[offset + 1]!;
-  if (!FRAME_TYPES.has(type)) return undefined;
-  const length = view.getUint32(2, true);
-  const end = offset + FRAME_HEADER_SIZE + length;
+  const type = bytes[offset];
+  if (type === undefined || !isFrameStart(type)) return undefined;
+  let at = offset + 1;
+  const varint = (): number | undefined => {
+    let value = 0;
+    let scale = 1;
+    for (let i = 0; i < 5 && at < bytes.length; i++) {
+      const byte = bytes[at++]!;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) return value <= 0xffffffff ? value : undefined;
+      scale *= 128;
+    }
+    return undefined;
+  };
+  const length = varint();
+  const sequence = varint();
+  if (length === undefined || sequence === undefined || at + 5 > bytes.length) return undefined;
+  const fields = bytes.subarray(offset, at);
+  const fieldsCrc = crc32(fields);
+  if (bytes[at] !== (fieldsCrc & 0xff)) return undefined;
+  const start = at + 5;
+  const end = start + length;
   if (end > bytes.length) return undefined;
-  const payload = bytes.subarray(offset + FRAME_HEADER_SIZE, end);
-  const crc = crc32(payload, crc32(bytes.subarray(offset + 1, offset + 10)));
-  if (view.getUint32(10, true) !== crc) return undefined;
-  return { type: type as FrameType, sequence: view.getUint32(6, true), payload, end };
+  const payload = bytes.subarray(start, end);
+  const view = new DataView(bytes.buffer, bytes.byteOffset + at + 1, 4);
+  if (view.getUint32(0, true) !== crc32(payload, fieldsCrc)) return undefined;
+  return { type: type as FrameType, sequence, payload, end };
 }
 
 export function journalName(generation: number): string {

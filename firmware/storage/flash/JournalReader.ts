@@ -1,10 +1,19 @@
-import { decodeBatch, MalformedBatchError } from "./BatchCodec.js";
-import { FILE_HEADER_SIZE, FRAME_MAGIC, FrameType, readFrameAt, type Frame } from "./JournalFormat.js";
+import {
+  decodeBatchInto,
+  keyByteLength,
+  MalformedBatchError,
+  OP_DELETE,
+  OP_PUT,
+  putRecordSize,
+} from "./BatchCodec.js";
+import { FILE_HEADER_SIZE, FrameType, isFrameStart, readFrameAt, type Frame } from "./JournalFormat.js";
 
 /** What replaying one journal file found. */
 export interface JournalReplay {
   /** Live records after replaying every intact frame (values are views into the file bytes). */
   readonly records: Map<string, Uint8Array>;
+  /** Bytes the live records take as put records (what a compaction writes, before framing). */
+  readonly liveRecordBytes: number;
   /** Offset just past the last intact frame: where appending continues. */
   readonly end: number;
   /** Sequence number of the last intact frame. */
@@ -40,6 +49,20 @@ export function replayJournal(bytes: Uint8Array): JournalReplay {
   let baseEnded = false;
   let baseRecords = 0;
   let baseRecordsExpected: number | undefined;
+  let live = 0;
+  const flat: unknown[] = [];
+  const remove = (key: string, keyBytes: number) => {
+    const old = records.get(key);
+    if (old === undefined) return;
+    live -= putRecordSize(keyBytes, old.length);
+    records.delete(key);
+  };
+  const put = (key: string, keyBytes: number, value: Uint8Array) => {
+    const old = records.get(key);
+    if (old !== undefined) live -= putRecordSize(keyBytes, old.length);
+    records.set(key, value);
+    live += putRecordSize(keyBytes, value.length);
+  };
 
   while (at < bytes.length) {
     let frame = readFrameAt(bytes, at);
@@ -59,9 +82,12 @@ export function replayJournal(bytes: Uint8Array): JournalReplay {
           lostFrames++;
           continue;
         }
-        for (const op of decodeBatch(frame.payload)) {
-          if (op.op !== "put") throw new MalformedBatchError("base chunk holds a non-put record");
-          records.set(op.key, op.value);
+        decodeBatchInto(frame.payload, flat);
+        for (let i = 0; i < flat.length; i += 4) {
+          if (flat[i] !== OP_PUT) throw new MalformedBatchError("base chunk holds a non-put record");
+        }
+        for (let i = 0; i < flat.length; i += 4) {
+          put(flat[i + 1] as string, flat[i + 2] as number, flat[i + 3] as Uint8Array);
           baseRecords++;
         }
       } else if (frame.type === FrameType.baseEnd) {
@@ -72,11 +98,13 @@ export function replayJournal(bytes: Uint8Array): JournalReplay {
           true,
         );
       } else {
-        const ops = decodeBatch(frame.payload);
-        for (const op of ops) {
-          if (op.op === "put") records.set(op.key, op.value);
-          else if (op.op === "delete") records.delete(op.key);
-          else for (const key of records.keys()) if (key.startsWith(op.prefix)) records.delete(key);
+        decodeBatchInto(frame.payload, flat);
+        for (let i = 0; i < flat.length; i += 4) {
+          const code = flat[i];
+          const key = flat[i + 1] as string;
+          if (code === OP_PUT) put(key, flat[i + 2] as number, flat[i + 3] as Uint8Array);
+          else if (code === OP_DELETE) remove(key, flat[i + 2] as number);
+          else for (const k of records.keys()) if (k.startsWith(key)) remove(k, keyByteLength(k));
         }
         commits++;
       }
@@ -90,6 +118,7 @@ export function replayJournal(bytes: Uint8Array): JournalReplay {
     baseRecordsExpected !== undefined ? Math.max(0, baseRecordsExpected - baseRecords) : 0;
   return {
     records,
+    liveRecordBytes: live,
     end,
     lastSequence,
     tornBytes: bytes.length - end,
@@ -107,7 +136,8 @@ function findFrame(
   from: number,
   after: number,
 ): { offset: number; frame: Frame } | undefined {
-  for (let at = bytes.indexOf(FRAME_MAGIC, from); at >= 0; at = bytes.indexOf(FRAME_MAGIC, at + 1)) {
+  for (let at = from; at < bytes.length; at++) {
+    if (!isFrameStart(bytes[at]!)) continue;
     const frame = readFrameAt(bytes, at);
     if (frame && frame.sequence > after) return { offset: at, frame };
   }
