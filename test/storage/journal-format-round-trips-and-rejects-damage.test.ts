@@ -1,4 +1,6 @@
 import fc from "fast-check";
+import { crc32 } from "../../firmware/host/crc32.js";
+import { crc32Sliced } from "../../firmware/storage/flash/crc32Sliced.js";
 import { describe, expect, it } from "vitest";
 import {
   BatchWriter,
@@ -139,5 +141,16 @@ describe("the journal format", () => {
         else expect(check.problem).not.toBe("too-new");
       }),
     );
+  });
+});
+
+describe("the sliced CRC-32", () => {
+  it("equals the byte-at-a-time CRC-32 for any bytes and any starting value", () => {
+    fc.assert(
+      fc.property(fc.uint8Array({ maxLength: 300 }), fc.nat({ max: 0xffffffff }), (bytes, previous) => {
+        expect(crc32Sliced(bytes, previous)).toBe(crc32(bytes, previous));
+      }),
+    );
+    expect(crc32Sliced(new TextEncoder().encode("123456789"))).toBe(0xcbf43926);
   });
 });

@@ -293,19 +293,24 @@ export class FlashKvStore implements KvStore {
     }
   }
 
-  #scheduleCompaction(): void {
-    const journalBytes = this.#journal?.size ?? 0;
+  /** Garbage in the current journal beyond what is tolerated before compacting, or 0. */
+  #excessGarbage(): number {
     const live = compactedSize(this.#liveRecordBytes);
-    const garbage = journalBytes - live;
+    const garbage = (this.#journal?.size ?? 0) - live;
     const threshold = Math.max(
       this.#options.compactionThreshold ?? DEFAULT_COMPACTION_THRESHOLD,
       GARBAGE_RATIO * live,
       this.#retryGarbage,
     );
-    if (garbage < threshold) return;
+    return garbage >= threshold ? garbage : 0;
+  }
+
+  #scheduleCompaction(): void {
+    if (this.#excessGarbage() === 0) return;
     // Runs after this commit has resolved, ahead of the next store operation.
     void this.#exclusive(async () => {
-      if (this.#failed !== undefined || !this.#journal) return;
+      const garbage = this.#excessGarbage();
+      if (garbage === 0 || this.#failed !== undefined || !this.#journal) return;
       try {
         await this.#compact(undefined);
         this.#retryGarbage = 0;
