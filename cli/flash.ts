@@ -120,7 +120,8 @@ function formatInspection(
   if (info.notefiles.length === 0) out.push("  (none)");
   for (const f of info.notefiles) {
     const deleted = f.tombstones ? `, ${f.tombstones} deleted` : "";
-    out.push(`  ${f.name.padEnd(24)} ${String(f.notes).padStart(6)} notes${deleted}, ${f.bytes} bytes`);
+    const notes = `${String(f.notes).padStart(6)} note${f.notes === 1 ? "" : "s"}`;
+    out.push(`  ${f.name.padEnd(24)} ${notes}${deleted}, ${f.bytes} bytes`);
     if (options.notes) {
       for (const n of f.list) {
         const parts = [`change ${n.change}`, `time ${n.time}`];
