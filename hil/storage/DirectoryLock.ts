@@ -1,4 +1,4 @@
-import { link, readFile, unlink, writeFile } from "node:fs/promises";
+import { link, readdir, readFile, unlink, writeFile } from "node:fs/promises";
 import { join, resolve } from "node:path";
 import { flashInUse, flashUnreadable } from "../../firmware/errors.js";
 
@@ -44,6 +44,7 @@ export class DirectoryLock {
       }
     } finally {
       await unlink(mine).catch(() => undefined);
+      await removeAbandoned(absolute);
     }
     throw flashUnreadable(`could not take the lock ${path}`);
   }
@@ -51,6 +52,17 @@ export class DirectoryLock {
   async release(): Promise<void> {
     heldHere.delete(this.dir);
     if ((await lockOwner(this.path)) === process.pid) await unlink(this.path).catch(() => undefined);
+  }
+}
+
+/** Removes `LOCK.<pid>` files of processes killed while taking the lock. */
+async function removeAbandoned(dir: string): Promise<void> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  for (const name of names) {
+    const match = /^LOCK\.(\d+)$/.exec(name);
+    if (match && Number(match[1]) !== process.pid && !isRunning(Number(match[1]))) {
+      await unlink(join(dir, name)).catch(() => undefined);
+    }
   }
 }
 

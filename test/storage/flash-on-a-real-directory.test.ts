@@ -63,7 +63,10 @@ describe("the flash in a directory on the real file system", () => {
 
   it("lets only one module at a time use a flash directory", async () => {
     const dir = await tempDir();
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, "LOCK.999999999"), "999999999\n"); // left by a process killed mid-lock
     const store = await openFlashStore(dir);
+    expect((await readdir(dir)).sort()).toEqual(["LOCK"]);
     await expect(openFlashStore(dir)).rejects.toThrow(/is in use by process \d+/);
     await store.close();
     const again = await openFlashStore(dir);
