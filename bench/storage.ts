@@ -139,6 +139,7 @@ class NoteBytesCounter implements KvStore {
 async function amplification(
   name: string,
   run: (box: Notebox) => Promise<void>,
+  options: { informational?: boolean } = {},
 ): Promise<Record<string, string | number>> {
   const fs = new MeteredFlashFs(new MemoryFlashFs());
   const store = new FlashKvStore(fs, { capacity: 64 * 1024 * 1024 });
@@ -149,7 +150,7 @@ async function amplification(
   await store.close();
   const written = fs.traffic.bytesWritten - opened;
   const ratio = written / counter.noteBytes;
-  if (ratio > 3) failed = true;
+  if (ratio > 3 && !options.informational) failed = true;
   return {
     workload: name,
     "note bytes": counter.noteBytes,
@@ -196,6 +197,23 @@ async function amplification(
         await box.transact(() => box.appendToQueue("sensors.qo", { body: body(i), time: 1_767_225_600 + i }));
       }
     }),
+    // Tiny notes (a templated note's size): the record key and the notebox's per-removal
+    // metadata weigh as much as the note itself. Shown, not held to the target.
+    await amplification(
+      "(informational) tiny notes: add 100, then a sync consumes them",
+      async (box) => {
+        for (let i = 0; i < TOTAL; i++) {
+          await box.transact(() => box.appendToQueue("s.qo", { body: { v: i % 100 }, time: 0 }));
+          if (i % 100 === 99) {
+            const file = box.file("s.qo")!;
+            await box.transact(() => {
+              for (const id of [...file.notes.keys()]) box.removeNote(file, id);
+            });
+          }
+        }
+      },
+      { informational: true },
+    ),
   ];
   printTable("2. write amplification (bytes written to flash per byte of note record; target <= 3)", rows);
 }
