@@ -1,17 +1,16 @@
 /**
  * The flash store on a real disk, each figure against its ceiling measured in the same run:
  *
- * 1. Durable note.add/s: notes appended to a queue through Notebox and the flash store on the
- *    Node file system, each one synced before it counts (what `note.add` does before replying),
- *    against raw fsync'd appends of the same number of bytes to one file in the same directory.
- *    Target ratio >= 0.5.
+ * 1. Durable note.add/s: `note.add` requests to a module whose flash is on the Node file system,
+ *    each one synced before it replies, against raw fsync'd appends of the same number of bytes
+ *    to one file in the same directory. Target ratio >= 0.5.
  * 2. Write amplification: bytes written to flash (journal, compactions, superblock) per byte of
  *    note record, over workloads that add, update and consume notes. Target <= 3.
  * 3. Reopen of a flash holding 100,000 notes: time to open the store and rebuild the notebox,
  *    and the memory that state takes, against reading the same files raw. Targets < 1 s,
  *    < 100 MiB.
  *
- *   npx tsx bench/storage.ts [--dir DIR] [--count N] [--notes N]
+ *   npx tsx bench/storage.ts [--dir DIR] [--count N] [--notes N] [--only 1|2|3]
  *
  * DIR (default: the OS temp directory) decides which disk is measured; use the SD card's
  * mount on a Pi.
@@ -23,11 +22,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
+import { Module } from "../firmware/Module.js";
+import { SeededRandom } from "../firmware/SeededRandom.js";
 import { FlashKvStore } from "../firmware/storage/flash/FlashKvStore.js";
 import { MemoryFlashFs } from "../firmware/storage/flash/MemoryFlashFs.js";
 import { MeteredFlashFs } from "../firmware/storage/flash/MeteredFlashFs.js";
 import type { KvOp, KvStore } from "../firmware/storage/KvStore.js";
 import { Notebox } from "../firmware/storage/Notebox.js";
+import { FakeClock } from "../hil/FakeClock.js";
 import { NodeFlashFs } from "../hil/storage/NodeFlashFs.js";
 import { openFlashStore } from "../hil/storage/openFlashStore.js";
 import { fmt, printTable } from "./stats.js";
@@ -39,6 +41,8 @@ const arg = (name: string, fallback: string) => {
 const BASE = arg("--dir", tmpdir());
 const COUNT = Number(arg("--count", "2000"));
 const NOTES = Number(arg("--notes", "100000"));
+const ONLY = arg("--only", "");
+const runs = (section: string) => ONLY === "" || ONLY === section;
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as () => void;
@@ -80,14 +84,22 @@ class RawAppender {
 
 const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9;
 
-{
-  // Blocks of raw appends and of note adds alternate, so both see the same disk and load.
+if (runs("1")) {
+  // Blocks of raw appends and of note adds alternate, so both see the same disk and load. The
+  // note.add requests go through the whole module (dispatcher, notebox, codec, flash store).
   const BLOCK = 100;
   const dir = join(work, "adds");
   const store = await openFlashStore(dir, { capacity: 1 << 30 });
-  const box = await Notebox.open(store);
-  const add = (i: number) =>
-    box.transact(() => box.appendToQueue("sensors.qo", { body: body(i), time: 1_767_225_600 + i }));
+  const module = await Module.boot({
+    clock: new FakeClock(),
+    random: new SeededRandom(1),
+    store,
+    timeKnown: true,
+  });
+  const add = async (i: number) => {
+    const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
+    if (reply?.["err"] !== undefined) throw new Error(`note.add failed: ${String(reply["err"])}`);
+  };
   await add(-1);
   const before = store.usage().used;
   await add(0);
@@ -105,7 +117,7 @@ const seconds = (start: bigint) => Number(process.hrtime.bigint() - start) / 1e9
     addSeconds += seconds(start);
   }
   await raw.handle.close();
-  await store.close();
+  await module.close();
   const addRate = COUNT / addSeconds;
   const rawRate = COUNT / rawSeconds;
   printTable(`1. durable note.add vs raw fsync'd append on ${BASE} (${COUNT} each, interleaved)`, [
@@ -160,7 +172,7 @@ async function amplification(
   };
 }
 
-{
+if (runs("2")) {
   const TOTAL = 50_000;
   const rows = [
     await amplification("queue: add 100, then a sync consumes them", async (box) => {
@@ -287,7 +299,7 @@ interface ReopenFigures {
   rssMiB: number;
 }
 
-{
+if (runs("3")) {
   const dir = join(work, "reopen");
   await buildFlash(dir, NOTES);
   // Ceiling: reading the same files, nothing else.

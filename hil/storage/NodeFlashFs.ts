@@ -1,3 +1,4 @@
+import { constants } from "node:fs";
 import { open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
@@ -5,12 +6,16 @@ import {
   type FlashFile,
   type FlashFs,
   type FlashFsErrorCode,
+  type OpenOptions,
 } from "../../firmware/storage/flash/FlashFs.js";
+
+/** O_DSYNC where the platform has it (not on Windows): each write durable when it returns. */
+const DSYNC = constants.O_DSYNC;
 
 /**
  * The module's flash as a directory on the real file system (an SD card on a Pi). Durability
- * follows POSIX: `FlashFile.sync()` is fdatasync, `syncDir()` fsyncs the directory (skipped on
- * Windows, which cannot open a directory for syncing).
+ * follows POSIX: `FlashFile.sync()` is fdatasync, durable writes use O_DSYNC, `syncDir()` fsyncs
+ * the directory (skipped on Windows, which cannot open a directory for syncing).
  */
 export class NodeFlashFs implements FlashFs {
   constructor(readonly dir: string) {}
@@ -34,11 +39,16 @@ export class NodeFlashFs implements FlashFs {
     }
   }
 
-  async open(name: string, mode: "existing" | "truncate"): Promise<FlashFile> {
+  async open(name: string, mode: "existing" | "truncate", options: OpenOptions = {}): Promise<FlashFile> {
     try {
-      const handle = await open(join(this.dir, name), mode === "existing" ? "r+" : "w");
+      const durable = options.durableWrites === true && DSYNC !== undefined;
+      let flags: string | number = mode === "existing" ? "r+" : "w";
+      if (durable) {
+        flags = constants.O_RDWR | DSYNC | (mode === "truncate" ? constants.O_CREAT | constants.O_TRUNC : 0);
+      }
+      const handle = await open(join(this.dir, name), flags, 0o644);
       const size = mode === "existing" ? (await handle.stat()).size : 0;
-      return new NodeFlashFile(handle, size);
+      return new NodeFlashFile(handle, size, durable);
     } catch (error) {
       throw fsError(error);
     }
@@ -78,7 +88,11 @@ class NodeFlashFile implements FlashFile {
   readonly #handle: FileHandle;
   #size: number;
 
-  constructor(handle: FileHandle, size: number) {
+  constructor(
+    handle: FileHandle,
+    size: number,
+    readonly writesAreDurable: boolean,
+  ) {
     this.#handle = handle;
     this.#size = size;
   }

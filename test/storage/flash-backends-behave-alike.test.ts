@@ -141,6 +141,9 @@ describe("a flash losing power", () => {
     await expect(file.append(bytes(2))).rejects.toMatchObject({ code: "full" });
     await file.append(bytes(3));
     expect(await fs.read("a")).toEqual(bytes(1, 3));
+    fs.failAtStep(fs.steps + 1, "io");
+    await expect(file.append(bytes(5))).rejects.toMatchObject({ code: "io" });
+    expect(await fs.read("a")).toEqual(bytes(1, 3, 5)); // in the page cache, not synced
     fs.failAtStep(fs.steps + 1);
     await expect(file.append(bytes(4))).rejects.toMatchObject({ code: "power-lost" });
     expect(fs.powered).toBe(false);
@@ -165,5 +168,33 @@ describe("a flash losing power", () => {
     dropped.powerUp("drop-unsynced");
     expect(await torn.read("a")).toEqual(bytes(1, 2));
     expect(await dropped.read("a")).toEqual(bytes(1));
+  });
+});
+
+describe("durable writes (O_DSYNC)", () => {
+  it("keep an append that completed, without a sync, through a power loss", async () => {
+    const fs = new PowerLossFlashFs();
+    const created = await fs.open("a", "truncate");
+    await created.sync();
+    await fs.syncDir();
+    const file = await fs.open("a", "existing", { durableWrites: true });
+    expect(file.writesAreDurable).toBe(true);
+    await file.append(bytes(1, 2));
+    fs.failAtStep(fs.steps + 1); // power lost during the next append
+    await expect(file.append(bytes(3))).rejects.toMatchObject({ code: "power-lost" });
+    fs.powerUp("drop-unsynced");
+    expect(await fs.read("a")).toEqual(bytes(1, 2));
+  });
+
+  it("are what the Node backend gives where the platform has O_DSYNC", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cardsim-flashfs-"));
+    dirs.push(dir);
+    const fs = new NodeFlashFs(dir);
+    await (await fs.open("a", "truncate")).close();
+    const file = await fs.open("a", "existing", { durableWrites: true });
+    expect(file.writesAreDurable).toBe(process.platform !== "win32");
+    await file.append(bytes(7, 8));
+    await file.close();
+    expect(await fs.read("a")).toEqual(bytes(7, 8));
   });
 });

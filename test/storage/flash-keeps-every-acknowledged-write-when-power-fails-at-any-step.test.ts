@@ -90,7 +90,7 @@ describe("a flash losing power at any write step", () => {
   for (const mode of POWER_LOSS_MODES) {
     it(`keeps every acknowledged write and stays writable (${mode})`, async () => {
       const steps = await scenarioSteps();
-      expect(steps).toBeGreaterThan(80);
+      expect(steps).toBeGreaterThan(60);
       let checked = 0;
       for (let step = 1; step <= steps; step++) {
         const fs = new PowerLossFlashFs();

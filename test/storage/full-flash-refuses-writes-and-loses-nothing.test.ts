@@ -93,11 +93,11 @@ describe("a full flash", () => {
     expect([...rebooted.file("data.qo")!.notes.values()].map((n) => n.body!["reading"])).toEqual([1, 3]);
   });
 
-  it("answers a failed sync with an {io} error and cuts the batch back out", async () => {
+  it("answers a failed write with an {io} error and cuts the batch back out", async () => {
     const fs = new PowerLossFlashFs();
     const store = new FlashKvStore(fs);
     const box = await Notebox.open(store);
-    fs.failAtStep(fs.steps + 2, "io"); // the append works, its sync fails
+    fs.failAtStep(fs.steps + 1, "io"); // the bytes reach the page cache, then the write fails
     const error = await box.transact(() => box.appendToQueue("data.qo", note(1))).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(SimError);
     expect((error as SimError).message).toMatch(/^error writing to flash: .*\{io\}$/);

@@ -14,9 +14,11 @@ export interface FlashFs {
   read(name: string): Promise<Uint8Array | undefined>;
   /**
    * Opens a file for writing. `existing`: the file must exist, writes go at its end. `truncate`:
-   * creates the file or empties it.
+   * creates the file or empties it. `durableWrites` asks that each append be durable when it
+   * resolves (O_DSYNC: one round trip instead of a write and a sync); a backend that cannot do
+   * that says so in `FlashFile.writesAreDurable`.
    */
-  open(name: string, mode: "existing" | "truncate"): Promise<FlashFile>;
+  open(name: string, mode: "existing" | "truncate", options?: OpenOptions): Promise<FlashFile>;
   /** Renames `from` to `to`, replacing `to` atomically if it exists. */
   rename(from: string, to: string): Promise<void>;
   /** Removes a file; removing a missing file is not an error. */
@@ -25,9 +27,15 @@ export interface FlashFs {
   syncDir(): Promise<void>;
 }
 
+export interface OpenOptions {
+  readonly durableWrites?: boolean;
+}
+
 export interface FlashFile {
   /** Current length of the file as this handle sees it. */
   readonly size: number;
+  /** True when every append is durable once it resolves (no `sync()` needed after it). */
+  readonly writesAreDurable: boolean;
   /** Appends bytes at the end of the file. */
   append(bytes: Uint8Array): Promise<void>;
   /** Cuts the file to `size` bytes. */

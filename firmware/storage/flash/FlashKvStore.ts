@@ -215,7 +215,7 @@ export class FlashKvStore implements KvStore {
       if (chosen)
         await fs.rename(journalName(chosen.generation), `${journalName(chosen.generation)}.damaged`);
     } else {
-      const journal = await fs.open(journalName(chosen.generation), "existing");
+      const journal = await fs.open(journalName(chosen.generation), "existing", { durableWrites: true });
       this.#journal = journal;
       this.#current = chosen.generation;
       this.#sequence = chosen.replay.lastSequence;
@@ -281,7 +281,7 @@ export class FlashKvStore implements KvStore {
     const before = journal.size;
     try {
       await journal.append(frame);
-      await journal.sync();
+      if (!journal.writesAreDurable) await journal.sync();
     } catch (error) {
       try {
         await journal.truncate(before);
@@ -394,7 +394,7 @@ export class FlashKvStore implements KvStore {
     try {
       await this.#fs.rename(tmp, name);
       await this.#fs.syncDir();
-      const journal = await this.#fs.open(name, "existing");
+      const journal = await this.#fs.open(name, "existing", { durableWrites: true });
       await this.#release();
       this.#journal = journal;
     } catch (error) {

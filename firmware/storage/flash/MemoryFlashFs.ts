@@ -1,4 +1,4 @@
-import { FlashFsError, type FlashFile, type FlashFs } from "./FlashFs.js";
+import { FlashFsError, type FlashFile, type FlashFs, type OpenOptions } from "./FlashFs.js";
 import { GrowableBytes } from "./GrowableBytes.js";
 
 /**
@@ -17,7 +17,7 @@ export class MemoryFlashFs implements FlashFs {
     return this.#files.get(name)?.toBytes();
   }
 
-  async open(name: string, mode: "existing" | "truncate"): Promise<FlashFile> {
+  async open(name: string, mode: "existing" | "truncate", options: OpenOptions = {}): Promise<FlashFile> {
     let file = this.#files.get(name);
     if (mode === "truncate") {
       file = new GrowableBytes();
@@ -25,7 +25,7 @@ export class MemoryFlashFs implements FlashFs {
     } else if (!file) {
       throw new FlashFsError("not-found", `no such file: ${name}`);
     }
-    return new MemoryFlashFile(file);
+    return new MemoryFlashFile(file, options.durableWrites ?? false);
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -51,7 +51,10 @@ class MemoryFlashFile implements FlashFile {
   readonly #file: GrowableBytes;
   #closed = false;
 
-  constructor(file: GrowableBytes) {
+  constructor(
+    file: GrowableBytes,
+    readonly writesAreDurable: boolean,
+  ) {
     this.#file = file;
   }
 

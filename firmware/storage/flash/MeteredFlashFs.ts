@@ -1,10 +1,10 @@
-import type { FlashFile, FlashFs } from "./FlashFs.js";
+import type { FlashFile, FlashFs, OpenOptions } from "./FlashFs.js";
 
 /** What went through a `MeteredFlashFs`. */
 export interface FlashTraffic {
   /** Bytes appended to files: what the flash medium had to write. */
   bytesWritten: number;
-  /** File syncs (fsync/fdatasync). */
+  /** File syncs (fsync/fdatasync), and appends made durable by the write itself (O_DSYNC). */
   syncs: number;
   /** Directory syncs. */
   dirSyncs: number;
@@ -28,16 +28,18 @@ export class MeteredFlashFs implements FlashFs {
     return bytes;
   }
 
-  async open(name: string, mode: "existing" | "truncate"): Promise<FlashFile> {
-    const file = await this.inner.open(name, mode);
+  async open(name: string, mode: "existing" | "truncate", options?: OpenOptions): Promise<FlashFile> {
+    const file = await this.inner.open(name, mode, options);
     const traffic = this.traffic;
     return {
       get size() {
         return file.size;
       },
+      writesAreDurable: file.writesAreDurable,
       async append(bytes) {
         await file.append(bytes);
         traffic.bytesWritten += bytes.length;
+        if (file.writesAreDurable) traffic.syncs++;
       },
       truncate: (size) => file.truncate(size),
       async sync() {

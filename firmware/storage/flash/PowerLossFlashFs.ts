@@ -1,4 +1,10 @@
-import { FlashFsError, type FlashFile, type FlashFs, type FlashFsErrorCode } from "./FlashFs.js";
+import {
+  FlashFsError,
+  type FlashFile,
+  type FlashFs,
+  type FlashFsErrorCode,
+  type OpenOptions,
+} from "./FlashFs.js";
 import { GrowableBytes } from "./GrowableBytes.js";
 
 /**
@@ -58,8 +64,8 @@ export class PowerLossFlashFs implements FlashFs {
 
   /**
    * Makes mutating operation number `step` (counted since this flash was created) fail with
-   * `code`. `power-lost` cuts the power at that point; any other code fails just that operation,
-   * changing nothing (a full disk, an I/O error).
+   * `code`. `power-lost` cuts the power at that point; any other code fails just that operation:
+   * `full` changes nothing, `io` lets the operation reach the page cache (not the medium) first.
    */
   failAtStep(step: number, code: FlashFsErrorCode = "power-lost"): void {
     this.#failures.set(step, code);
@@ -155,12 +161,13 @@ export class PowerLossFlashFs implements FlashFs {
     return this.#volatileDir.get(name)?.data.toBytes();
   }
 
-  async open(name: string, mode: "existing" | "truncate"): Promise<FlashFile> {
+  async open(name: string, mode: "existing" | "truncate", options: OpenOptions = {}): Promise<FlashFile> {
     this.#checkPower();
+    const durable = options.durableWrites ?? false;
     let inode = this.#volatileDir.get(name);
     if (mode === "existing") {
       if (!inode) throw new FlashFsError("not-found", `no such file: ${name}`);
-      return new PowerLossFlashFile(this, inode, this.#epoch);
+      return new PowerLossFlashFile(this, inode, this.#epoch, durable);
     }
     const target = inode;
     this.step(() => {
@@ -172,7 +179,7 @@ export class PowerLossFlashFs implements FlashFs {
         this.#volatileDir.set(name, inode);
       }
     });
-    return new PowerLossFlashFile(this, inode!, this.#epoch);
+    return new PowerLossFlashFile(this, inode!, this.#epoch, durable);
   }
 
   async rename(from: string, to: string): Promise<void> {
@@ -223,7 +230,11 @@ export class PowerLossFlashFs implements FlashFs {
       this.#powered = false;
       throw new FlashFsError("power-lost", `power lost during flash operation ${step}`);
     }
-    if (failure) throw new FlashFsError(failure, `injected ${failure} failure at flash operation ${step}`);
+    if (failure) {
+      // An I/O error may strike after the data reached the page cache; a full disk refuses it.
+      if (failure === "io") effect();
+      throw new FlashFsError(failure, `injected ${failure} failure at flash operation ${step}`);
+    }
     effect();
     completion?.();
   }
@@ -259,7 +270,12 @@ class PowerLossFlashFile implements FlashFile {
   readonly #epoch: number;
   #closed = false;
 
-  constructor(fs: PowerLossFlashFs, inode: Inode, epoch: number) {
+  constructor(
+    fs: PowerLossFlashFs,
+    inode: Inode,
+    epoch: number,
+    readonly writesAreDurable: boolean,
+  ) {
     this.#fs = fs;
     this.#inode = inode;
     this.#epoch = epoch;
@@ -272,11 +288,16 @@ class PowerLossFlashFile implements FlashFile {
   async append(bytes: Uint8Array): Promise<void> {
     this.#check();
     const copy = bytes.slice();
-    this.#fs.step(() => {
-      const offset = this.#inode.data.length;
-      this.#inode.pending.push({ kind: "append", order: this.#fs.nextOrder(), offset, bytes: copy });
-      this.#inode.data.append(copy);
-    });
+    // With durable writes (O_DSYNC) the write reaches the medium before the step completes; power
+    // lost during the step leaves it as unsynced as any other write.
+    this.#fs.step(
+      () => {
+        const offset = this.#inode.data.length;
+        this.#inode.pending.push({ kind: "append", order: this.#fs.nextOrder(), offset, bytes: copy });
+        this.#inode.data.append(copy);
+      },
+      this.writesAreDurable ? () => this.#promote() : undefined,
+    );
   }
 
   async truncate(size: number): Promise<void> {
@@ -291,11 +312,13 @@ class PowerLossFlashFile implements FlashFile {
     this.#check();
     this.#fs.step(
       () => {},
-      () => {
-        this.#inode.durable = this.#inode.data.toBytes();
-        this.#inode.pending = [];
-      },
+      () => this.#promote(),
     );
+  }
+
+  #promote(): void {
+    this.#inode.durable = this.#inode.data.toBytes();
+    this.#inode.pending = [];
   }
 
   async close(): Promise<void> {
