@@ -260,7 +260,6 @@ export const varNeedsDatabase = (name: string): SimError =>
 export const changesMaxInvalid = (max: number): SimError =>
   simError(`max must be -1 (all) or at least 1 (not ${max})`);
 
-
 // --- flash store (firmware/storage/flash) --------------------------------------------------
 export const flashWriteFailed = (detail: string): SimError =>
   simError(`error writing to flash: ${echo(detail, 160)} {io}`);
