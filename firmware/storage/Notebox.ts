@@ -257,11 +257,11 @@ export class Notebox {
     file.notes.delete(id);
     file.removeOrdered(note);
     if (note.deleted) file.tombstones--;
-    // The change counter is derived from the notes on load; persist it so it never goes back.
-    tx.ops.push(
-      { op: "delete", key: noteKey(file.name, id) },
-      { op: "put", key: fileKey(file.name), value: json(file.meta) },
-    );
+    tx.ops.push({ op: "delete", key: noteKey(file.name, id) });
+    // On load the change counter is the larger of the stored one and the newest note's change.
+    // Only removing the newest note could take it backwards, so only then is it stored.
+    if (note.change >= file.meta.ctr)
+      tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
     tx.undo.push(() => {
       if (note.deleted) file.tombstones++;
       this.#reinsert(file, note);
