@@ -1,0 +1,94 @@
+import Database from "better-sqlite3";
+import { migrations } from "./migrations.js";
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+const MAX_CACHED_STATEMENTS = 500;
+
+/**
+ * One better-sqlite3 database in WAL mode with a prepared-statement cache and the migrations
+ * applied. `path` ":memory:" gives a private in-memory database (tests, benchmarks).
+ */
+export class SqliteConnection {
+  readonly db: Database.Database;
+  readonly #statements = new Map<string, Statement>();
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    // NORMAL in WAL mode: a commit survives a process crash; only a power cut may lose the last
+    // transactions, never corrupt the file.
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("foreign_keys = ON");
+    // The CLI (token management) and a running hub may write the same file.
+    this.db.pragma("busy_timeout = 5000");
+    this.#migrate();
+  }
+
+  #migrate(): void {
+    const version = this.db.pragma("user_version", { simple: true }) as number;
+    if (version > migrations.length) {
+      throw new Error(
+        `hub database schema version ${version} is newer than this cardsim understands (${migrations.length}); ` +
+          "use a newer cardsim or another --dir",
+      );
+    }
+    for (let i = version; i < migrations.length; i++) {
+      const apply = this.db.transaction(() => {
+        this.db.exec(migrations[i]!);
+        this.db.pragma(`user_version = ${i + 1}`);
+      });
+      apply();
+    }
+  }
+
+  /** The cached prepared statement for `sql` (the cache is bounded: filter queries vary). */
+  statement(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.#statements.size >= MAX_CACHED_STATEMENTS) {
+        const oldest = this.#statements.keys().next().value;
+        if (oldest !== undefined) this.#statements.delete(oldest);
+      }
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  get<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.statement(sql).get(...params) as T | undefined;
+  }
+
+  all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.statement(sql).all(...params) as T[];
+  }
+
+  run(sql: string, ...params: unknown[]): Database.RunResult {
+    return this.statement(sql).run(...params);
+  }
+
+  /** Runs `work` in one transaction (nested calls become savepoints). */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** SQLite booleans. */
+export const bool = (value: unknown): boolean => value === 1 || value === true;
+export const int = (value: boolean): number => (value ? 1 : 0);
+
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (text === null || text === undefined) return fallback;
+  return JSON.parse(text) as T;
+}
+
+/** Escapes `%`, `_` and `\` for a LIKE pattern with ESCAPE '\'. */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}
