@@ -72,7 +72,9 @@ function fault(error: unknown): HttpError {
  * Errors leave as `{err, code, status, request?, details?}`; the OAuth token endpoint answers
  * `{error, error_description}` as RFC 6749 asks.
  */
-export async function buildHubApp(options: HubAppOptions): Promise<{ app: FastifyInstance; services: HubServices }> {
+export async function buildHubApp(
+  options: HubAppOptions,
+): Promise<{ app: FastifyInstance; services: HubServices }> {
   const app = Fastify({
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
@@ -136,7 +138,9 @@ export async function buildHubApp(options: HubAppOptions): Promise<{ app: Fastif
 
   app.setNotFoundHandler((request, reply) => {
     const http = errors.routeNotFound(request.method, request.url);
-    return reply.code(404).send({ err: http.message, code: 404, status: STATUS_CODES[404], request: request.url });
+    return reply
+      .code(404)
+      .send({ err: http.message, code: 404, status: STATUS_CODES[404], request: request.url });
   });
 
   const router = new HubRouter(app, services);

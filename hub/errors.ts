@@ -25,14 +25,35 @@ export const missingToken = (): HttpError =>
     AUTH_HEADERS,
   );
 export const malformedAuthorization = (): HttpError =>
-  new HttpError(401, "The request could not be authorized: the Authorization header must be 'Bearer <token>'", undefined, AUTH_HEADERS);
+  new HttpError(
+    401,
+    "The request could not be authorized: the Authorization header must be 'Bearer <token>'",
+    undefined,
+    AUTH_HEADERS,
+  );
 export const unknownToken = (): HttpError =>
-  new HttpError(401, "The request could not be authorized: the access token is not valid", undefined, AUTH_HEADERS);
+  new HttpError(
+    401,
+    "The request could not be authorized: the access token is not valid",
+    undefined,
+    AUTH_HEADERS,
+  );
 export const expiredToken = (): HttpError =>
-  new HttpError(401, "The request could not be authorized: the access token has expired", undefined, AUTH_HEADERS);
+  new HttpError(
+    401,
+    "The request could not be authorized: the access token has expired",
+    undefined,
+    AUTH_HEADERS,
+  );
 export const suspendedToken = (): HttpError =>
-  new HttpError(401, "The request could not be authorized: the access token is suspended", undefined, AUTH_HEADERS);
-export const loginFailed = (): HttpError => new HttpError(401, "login failed: unknown username or wrong password");
+  new HttpError(
+    401,
+    "The request could not be authorized: the access token is suspended",
+    undefined,
+    AUTH_HEADERS,
+  );
+export const loginFailed = (): HttpError =>
+  new HttpError(401, "login failed: unknown username or wrong password");
 export const loginFieldsRequired = (): HttpError =>
   bad("login requires a JSON body with string fields username and password");
 
@@ -49,9 +70,15 @@ export const staffOnly = (): HttpError =>
 export const notOrgMember = (): HttpError =>
   new HttpError(403, "The requested action was forbidden: you are not a member of this organization");
 export const orgRoleTooLow = (): HttpError =>
-  new HttpError(403, "The requested action was forbidden: your role in this billing account may not create projects");
+  new HttpError(
+    403,
+    "The requested action was forbidden: your role in this billing account may not create projects",
+  );
 export const userOnly = (): HttpError =>
-  new HttpError(403, "The requested action was forbidden: an OAuth client token may not do this; use a personal access token");
+  new HttpError(
+    403,
+    "The requested action was forbidden: an OAuth client token may not do this; use a personal access token",
+  );
 
 // --- rate limits -------------------------------------------------------------------------------
 export const rateLimited = (retryAfterSeconds: number, window: "minute" | "day", limit: number): HttpError =>
@@ -69,7 +96,8 @@ export const unsupportedMediaType = (type: string | undefined): HttpError =>
   new HttpError(415, `unsupported Content-Type ${type ? echo(type) : "(none)"}: send application/json`);
 export const bodyTooLarge = (limit: number): HttpError =>
   new HttpError(413, `request body too large: at most ${limit} bytes`);
-export const malformedJson = (detail: string): HttpError => bad(`request body is not valid JSON: ${echo(detail)}`);
+export const malformedJson = (detail: string): HttpError =>
+  bad(`request body is not valid JSON: ${echo(detail)}`);
 export const bodyMustBeObject = (): HttpError => bad("request body must be a JSON object");
 export const bodyRequired = (): HttpError => bad("request body is required (a JSON object)");
 export const fieldRequired = (field: string): HttpError => bad(`${field} is required`);
@@ -106,24 +134,32 @@ export const invalidDeviceUid = (uid: string): HttpError =>
   bad(`${echo(uid)} is not a DeviceUID (dev:<digits or hex>) or a serial number (sn:<serial>)`);
 export const invalidProductUid = (uid: string): HttpError =>
   bad(`${echo(uid)} is not a ProductUID (product:<reverse-domain>:<name>)`);
-export const productElsewhere = (uid: string): HttpError => bad(`product ${echo(uid)} is not a product of this project`);
-export const fleetElsewhere = (uid: string): HttpError => bad(`fleet ${echo(uid)} is not a fleet of this project`);
+export const productElsewhere = (uid: string): HttpError =>
+  bad(`product ${echo(uid)} is not a product of this project`);
+export const fleetElsewhere = (uid: string): HttpError =>
+  bad(`fleet ${echo(uid)} is not a fleet of this project`);
 export const conflict = (text: string): HttpError =>
   new HttpError(409, `The resource could not be created due to a conflict: ${text}`);
 export const deviceAlreadyProvisioned = (uid: string): HttpError =>
-  conflict(`device ${echo(uid)} is already provisioned and has connected; delete it first to provision it again`);
+  conflict(
+    `device ${echo(uid)} is already provisioned and has connected; delete it first to provision it again`,
+  );
 export const deviceInOtherProject = (uid: string): HttpError =>
   conflict(`device ${echo(uid)} belongs to another project`);
 
 // --- notefiles (interface B rules on the hub replica) ------------------------------------------
 export const notefileNameInvalid = (name: string): HttpError =>
-  bad(`notefile name ${echo(name)} is not valid: it needs a name and one of the extensions .qi, .qis, .db, .dbs`);
+  bad(
+    `notefile name ${echo(name)} is not valid: it needs a name and one of the extensions .qi, .qis, .db, .dbs`,
+  );
 export const notefileTypeNotRecognized = (name: string): HttpError =>
   bad(`notefile type not recognized: ${echo(name)} (use .qi, .qis, .db or .dbs)`);
 export const notefileLocalOnly = (name: string): HttpError =>
   bad(`${echo(name)} is a local-only notefile (.dbx): it never leaves the module, so the hub has none`);
 export const notefileOutbound = (name: string): HttpError =>
-  bad(`${echo(name)} is an outbound queue: its notes arrive as events (read them with the events API), the hub keeps no notes of it`);
+  bad(
+    `${echo(name)} is an outbound queue: its notes arrive as events (read them with the events API), the hub keeps no notes of it`,
+  );
 export const notefileReserved = (name: string): HttpError =>
   bad(`${echo(name)} is a reserved notefile name (names starting with _ belong to the system)`);
 export const noteIdRequired = (name: string): HttpError =>
@@ -132,7 +168,8 @@ export const noteIdNotAllowed = (name: string): HttpError =>
   bad(`note ID should not be specified when using a queue notefile (${echo(name)})`);
 export const noteIdInvalid = (id: string): HttpError =>
   bad(`note ID ${echo(id)} is not valid: 1 to 256 characters without control characters, commas or slashes`);
-export const noteNeedsContent = (): HttpError => bad("a note needs a body (JSON object) or a payload (base64)");
+export const noteNeedsContent = (): HttpError =>
+  bad("a note needs a body (JSON object) or a payload (base64)");
 export const payloadNotBase64 = (): HttpError => bad("payload must be base64 text");
 export const noteExists = (text: string): HttpError => new HttpError(409, text);
 export const noteMissing = (text: string): HttpError => new HttpError(404, text);
@@ -161,11 +198,23 @@ export const oauthRepeated = (name: string): OAuthError =>
 export const oauthClientIdFormat = (): OAuthError =>
   new OAuthError(400, "invalid_request", "client_id must be a UUID");
 export const oauthTwoClientAuths = (): OAuthError =>
-  new OAuthError(400, "invalid_request", "client credentials given both in the Authorization header and in the body");
+  new OAuthError(
+    400,
+    "invalid_request",
+    "client credentials given both in the Authorization header and in the body",
+  );
 export const oauthGrantType = (grant: string): OAuthError =>
-  new OAuthError(400, "unsupported_grant_type", `grant_type ${echo(grant)} is not supported; use client_credentials`);
+  new OAuthError(
+    400,
+    "unsupported_grant_type",
+    `grant_type ${echo(grant)} is not supported; use client_credentials`,
+  );
 export const oauthBadClient = (): OAuthError =>
-  new OAuthError(401, "invalid_client", "client authentication failed: unknown client_id or wrong client_secret");
+  new OAuthError(
+    401,
+    "invalid_client",
+    "client authentication failed: unknown client_id or wrong client_secret",
+  );
 export const oauthScope = (scope: string, allowed: readonly string[]): OAuthError =>
   new OAuthError(
     403,

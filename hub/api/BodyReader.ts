@@ -24,7 +24,10 @@ export class BodyReader {
     return this.fields[name] !== undefined && this.fields[name] !== null;
   }
 
-  string(name: string, options: { required?: boolean; max?: number; nonEmpty?: boolean } = {}): string | undefined {
+  string(
+    name: string,
+    options: { required?: boolean; max?: number; nonEmpty?: boolean } = {},
+  ): string | undefined {
     const v = this.fields[name];
     if (v === undefined || v === null) {
       if (options.required) throw errors.fieldRequired(name);
@@ -49,8 +52,10 @@ export class BodyReader {
     const v = this.fields[name];
     if (v === undefined || v === null) return undefined;
     if (typeof v !== "number" || !Number.isSafeInteger(v)) throw errors.fieldType(name, "an integer");
-    if (options.min !== undefined && v < options.min) throw errors.fieldInvalid(name, `must be at least ${options.min}`);
-    if (options.max !== undefined && v > options.max) throw errors.fieldInvalid(name, `must be at most ${options.max}`);
+    if (options.min !== undefined && v < options.min)
+      throw errors.fieldInvalid(name, `must be at least ${options.min}`);
+    if (options.max !== undefined && v > options.max)
+      throw errors.fieldInvalid(name, `must be at most ${options.max}`);
     return v;
   }
 

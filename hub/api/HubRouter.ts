@@ -107,7 +107,13 @@ export class HubRouter {
     handler: (ctx: PublicContext) => Promise<Result>,
     options?: { status?: number; bodyLimit?: number },
   ): void {
-    this.#register(method, url, async () => undefined, (ctx) => handler(ctx), options);
+    this.#register(
+      method,
+      url,
+      async () => undefined,
+      (ctx) => handler(ctx),
+      options,
+    );
   }
 
   /** A route for any authenticated caller, limited against the caller's own billing account. */

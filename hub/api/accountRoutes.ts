@@ -24,7 +24,10 @@ function monthStart(ms: number): number {
 }
 
 /** The organizations a caller can see, with its role in each. */
-async function organizationsOf(store: HubStore, principal: Principal): Promise<{ org: OrganizationRecord; role: OrgRole }[]> {
+async function organizationsOf(
+  store: HubStore,
+  principal: Principal,
+): Promise<{ org: OrganizationRecord; role: OrgRole }[]> {
   if (principal.kind === "user") return store.accounts.listOrganizationsOf(principal.userUid);
   // An OAuth client sees the organization of its project, as a member.
   const project = await store.projects.getProject(principal.projectUid);
@@ -54,7 +57,11 @@ async function currentBalance(store: HubStore, org: OrganizationRecord, now: num
   return org.eventCapacity - total;
 }
 
-async function organizationDetail(store: HubStore, org: OrganizationRecord, now: number): Promise<JsonObject> {
+async function organizationDetail(
+  store: HubStore,
+  org: OrganizationRecord,
+  now: number,
+): Promise<JsonObject> {
   const owner = await store.accounts.getUser(org.ownerUid);
   const plan: JsonObject = {
     type: org.planType,
@@ -126,12 +133,22 @@ export function registerAccountRoutes(router: HubRouter): void {
   }));
 
   router.account("GET", "/v1/organizations/:organizationUID", async (ctx) => {
-    const org = await organizationFor(store, ctx.principal, ctx.params.organizationUID!, errors.organizationNotFound);
+    const org = await organizationFor(
+      store,
+      ctx.principal,
+      ctx.params.organizationUID!,
+      errors.organizationNotFound,
+    );
     return organizationDetail(store, org, ctx.now);
   });
 
   router.account("GET", "/v1/organizations/:organizationUID/balance-history", async (ctx) => {
-    const org = await organizationFor(store, ctx.principal, ctx.params.organizationUID!, errors.organizationNotFound);
+    const org = await organizationFor(
+      store,
+      ctx.principal,
+      ctx.params.organizationUID!,
+      errors.organizationNotFound,
+    );
     return balanceHistory(ctx, org);
   });
 

@@ -128,7 +128,12 @@ export function registerAuthRoutes(router: HubRouter): void {
       });
       await store.credentials.purgeExpiredTokens(ctx.now);
       ctx.reply.header("Cache-Control", "no-store").header("Pragma", "no-cache");
-      return { access_token: secret, token_type: "bearer", expires_in: OAUTH_TOKEN_SECONDS, scope: scopeText };
+      return {
+        access_token: secret,
+        token_type: "bearer",
+        expires_in: OAUTH_TOKEN_SECONDS,
+        scope: scopeText,
+      };
     });
   });
 }

@@ -71,8 +71,10 @@ export function registerDescriptionRoutes(router: HubRouter): void {
   // Any content type is stored as given, so this route reads its body raw.
   router.app.register(async (scope: FastifyInstance) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "buffer", bodyLimit: MAX_DESCRIPTION_BYTES }, (_req, body, done) =>
-      done(null, body),
+    scope.addContentTypeParser(
+      "*",
+      { parseAs: "buffer", bodyLimit: MAX_DESCRIPTION_BYTES },
+      (_req, body, done) => done(null, body),
     );
     router.within(scope).account(
       "POST",
@@ -85,7 +87,9 @@ export function registerDescriptionRoutes(router: HubRouter): void {
         if (content.length === 0) throw errors.descriptionEmpty();
         const declared = ctx.request.headers["content-type"];
         const contentType =
-          typeof declared === "string" && declared.trim() !== "" ? declared.trim() : detectContentType(content);
+          typeof declared === "string" && declared.trim() !== ""
+            ? declared.trim()
+            : detectContentType(content);
         const existing = await store.descriptions.get(name);
         const record = await store.descriptions.put(
           {

@@ -53,7 +53,9 @@ export function registerDeviceRoutes(router: HubRouter): void {
     return { device_public_keys: result.items, has_more: result.hasMore };
   });
 
-  router.project("GET", D, "viewer", async (ctx) => deviceView(await resolveDevice(ctx, ctx.params.deviceUID!)));
+  router.project("GET", D, "viewer", async (ctx) =>
+    deviceView(await resolveDevice(ctx, ctx.params.deviceUID!)),
+  );
 
   router.project("DELETE", D, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
@@ -90,14 +92,17 @@ export function registerDeviceRoutes(router: HubRouter): void {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const types = ctx.query.list("log_type");
     for (const t of types) {
-      if (!(HEALTH_LOG_TYPES as readonly string[]).includes(t)) throw errors.queryOneOf("log_type", HEALTH_LOG_TYPES);
+      if (!(HEALTH_LOG_TYPES as readonly string[]).includes(t))
+        throw errors.queryOneOf("log_type", HEALTH_LOG_TYPES);
     }
     const entries = await store.telemetry.listHealthLog(device.uid, {
       startSec: ctx.query.date("startDate"),
       endSec: ctx.query.date("endDate"),
       types,
     });
-    return { health_log: entries.map((e) => ({ when: isoTime(e.whenSec * 1000), alert: e.alert, text: e.text })) };
+    return {
+      health_log: entries.map((e) => ({ when: isoTime(e.whenSec * 1000), alert: e.alert, text: e.text })),
+    };
   });
 
   router.project("GET", `${D}/plans`, "viewer", async (ctx) => {

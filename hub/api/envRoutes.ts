@@ -1,6 +1,13 @@
 import * as errors from "../errors.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { DeviceRecord, EnvScope, EnvVarRecord, FleetRecord, JsonObject, ProjectRecord } from "../store/records.js";
+import type {
+  DeviceRecord,
+  EnvScope,
+  EnvVarRecord,
+  FleetRecord,
+  JsonObject,
+  ProjectRecord,
+} from "../store/records.js";
 import { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import { resolveDevice, resolveFleet } from "./resolve.js";
@@ -27,7 +34,8 @@ export function resolveEnvironment(
   env: ProjectEnv,
 ): Map<string, { value: string; source: Source }> {
   const out = new Map<string, { value: string; source: Source }>();
-  for (const v of env.defaults.get(device.uid) ?? []) out.set(v.key, { value: v.value, source: { level: "default" } });
+  for (const v of env.defaults.get(device.uid) ?? [])
+    out.set(v.key, { value: v.value, source: { level: "default" } });
   for (const v of env.project) out.set(v.key, { value: v.value, source: { level: "project" } });
   const fromFleets = new Map<string, { v: EnvVarRecord; fleetUid: string }>();
   for (const fleetUid of device.fleetUids) {
@@ -36,8 +44,10 @@ export function resolveEnvironment(
       if (!seen || v.modified > seen.v.modified) fromFleets.set(v.key, { v, fleetUid });
     }
   }
-  for (const [key, { v, fleetUid }] of fromFleets) out.set(key, { value: v.value, source: { level: "fleet", fleetUid } });
-  for (const v of env.devices.get(device.uid) ?? []) out.set(v.key, { value: v.value, source: { level: "device" } });
+  for (const [key, { v, fleetUid }] of fromFleets)
+    out.set(key, { value: v.value, source: { level: "fleet", fleetUid } });
+  for (const v of env.devices.get(device.uid) ?? [])
+    out.set(v.key, { value: v.value, source: { level: "device" } });
   return out;
 }
 
@@ -49,11 +59,15 @@ function sameSource(a: Source, b: Source): boolean {
 function readVariables(body: unknown): Record<string, string> {
   const vars = new BodyReader(body).stringMap("environment_variables", { required: true })!;
   const entries = Object.entries(vars);
-  if (entries.length > MAX_VARS) throw errors.fieldInvalid("environment_variables", `may hold at most ${MAX_VARS} variables`);
+  if (entries.length > MAX_VARS)
+    throw errors.fieldInvalid("environment_variables", `may hold at most ${MAX_VARS} variables`);
   for (const [key, value] of entries) {
     // eslint-disable-next-line no-control-regex
     if (key.trim() === "" || key.length > MAX_KEY || /[\u0000-\u001f\u007f]/.test(key)) {
-      throw errors.fieldInvalid("environment_variables", `names must be 1 to ${MAX_KEY} printable characters`);
+      throw errors.fieldInvalid(
+        "environment_variables",
+        `names must be 1 to ${MAX_KEY} printable characters`,
+      );
     }
     if (value.length > MAX_VALUE) {
       throw errors.fieldInvalid(`environment_variables.${key}`, `may be at most ${MAX_VALUE} characters`);
@@ -146,7 +160,10 @@ async function allDevices(store: HubStore, projectUid: string, fleetUid?: string
   const out: DeviceRecord[] = [];
   const limit = 1000;
   for (let offset = 0; ; offset += limit) {
-    const page = await store.devices.listDevices(projectUid, fleetUid ? { fleetUids: [fleetUid] } : {}, { offset, limit });
+    const page = await store.devices.listDevices(projectUid, fleetUid ? { fleetUids: [fleetUid] } : {}, {
+      offset,
+      limit,
+    });
     out.push(...page.items);
     if (!page.hasMore) return out;
   }
@@ -179,7 +196,11 @@ export function registerEnvRoutes(router: HubRouter): void {
     });
   };
 
-  const plain = async (_ctx: ProjectContext, _scope: EnvScope, vars: EnvVarRecord[]): Promise<JsonObject> => ({
+  const plain = async (
+    _ctx: ProjectContext,
+    _scope: EnvScope,
+    vars: EnvVarRecord[],
+  ): Promise<JsonObject> => ({
     environment_variables: envMap(vars),
   });
 
@@ -196,7 +217,9 @@ export function registerEnvRoutes(router: HubRouter): void {
       const device = (await store.devices.getDevice(scope.uid))!;
       const env = await store.env.forProject(ctx.project.uid);
       const effective: Record<string, string> = {};
-      for (const [key, { value }] of [...resolveEnvironment(device, env)].sort(([a], [b]) => a.localeCompare(b))) {
+      for (const [key, { value }] of [...resolveEnvironment(device, env)].sort(([a], [b]) =>
+        a.localeCompare(b),
+      )) {
         effective[key] = value;
       }
       return {
@@ -230,7 +253,9 @@ export function registerEnvRoutes(router: HubRouter): void {
 
   router.project("GET", `${P}/devices/:deviceUID/environment_hierarchy`, "viewer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const fleets = (await store.projects.listFleets(ctx.project.uid)).filter((f) => device.fleetUids.includes(f.uid));
+    const fleets = (await store.projects.listFleets(ctx.project.uid)).filter((f) =>
+      device.fleetUids.includes(f.uid),
+    );
     return environmentTree({
       project: ctx.project,
       fleets,

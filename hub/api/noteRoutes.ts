@@ -2,7 +2,12 @@ import { decodeBase64 } from "../../firmware/base64.js";
 import type { NotefileKind } from "../../firmware/storage/NotefileKind.js";
 import * as errors from "../errors.js";
 import type { HttpError } from "../HttpError.js";
-import { DEVICE_SYNC_TRACKER, type DeviceRecord, type JsonObject, type NoteRecord } from "../store/records.js";
+import {
+  DEVICE_SYNC_TRACKER,
+  type DeviceRecord,
+  type JsonObject,
+  type NoteRecord,
+} from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
@@ -78,7 +83,10 @@ export function registerNoteRoutes(router: HubRouter): void {
     });
   };
 
-  const target = async (ctx: ProjectContext, use: "read" | "write"): Promise<[DeviceRecord, string, NotefileKind]> => {
+  const target = async (
+    ctx: ProjectContext,
+    use: "read" | "write",
+  ): Promise<[DeviceRecord, string, NotefileKind]> => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const file = ctx.params.notefileID!;
     return [device, file, hubNotefile(file, use)];
@@ -89,7 +97,9 @@ export function registerNoteRoutes(router: HubRouter): void {
     const [device, file, kind] = await target(ctx, "write");
     if (!kind.queue) throw errors.noteIdRequired(file);
     const content = noteContent(ctx.body());
-    const note = await store.notefiles.addNote(device.uid, file, { noteId: null, ...content }, ctx.now).catch(storeError);
+    const note = await store.notefiles
+      .addNote(device.uid, file, { noteId: null, ...content }, ctx.now)
+      .catch(storeError);
     await recordEvent(ctx, device, file, kind, "note.add", note);
     return {};
   });
@@ -107,7 +117,9 @@ export function registerNoteRoutes(router: HubRouter): void {
     }
     checkNoteId(noteId);
     const content = noteContent(ctx.body());
-    const note = await store.notefiles.addNote(device.uid, file, { noteId, ...content }, ctx.now).catch(storeError);
+    const note = await store.notefiles
+      .addNote(device.uid, file, { noteId, ...content }, ctx.now)
+      .catch(storeError);
     await recordEvent(ctx, device, file, kind, "note.add", note);
     return {};
   });
@@ -144,7 +156,13 @@ export function registerNoteRoutes(router: HubRouter): void {
     return {};
   });
 
-  const getNote = async (ctx: ProjectContext, device: DeviceRecord, file: string, kind: NotefileKind, noteId: string) => {
+  const getNote = async (
+    ctx: ProjectContext,
+    device: DeviceRecord,
+    file: string,
+    kind: NotefileKind,
+    noteId: string,
+  ) => {
     checkNoteId(noteId);
     const note = await store.notefiles.getNote(device.uid, file, noteId);
     const wantDeleted = ctx.query.bool("deleted", false);
@@ -155,7 +173,8 @@ export function registerNoteRoutes(router: HubRouter): void {
       }
       throw errors.noteMissing(`{note-noexist} note not found: ${noteId}`);
     }
-    if (note.deleted && !wantDeleted) throw errors.noteMissing(`note has been deleted: ${noteId} {note-noexist}`);
+    if (note.deleted && !wantDeleted)
+      throw errors.noteMissing(`note has been deleted: ${noteId} {note-noexist}`);
     if (take && !note.deleted) {
       await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
     }
@@ -165,7 +184,8 @@ export function registerNoteRoutes(router: HubRouter): void {
   // Get DB Note.
   router.project("GET", `${D}/notes/:notefileID/:noteID`, "viewer", async (ctx) => {
     const [device, file, kind] = await target(ctx, "read");
-    if (ctx.query.bool("delete", false) && ctx.role === "viewer") throw errors.roleTooLow("developer", ctx.role);
+    if (ctx.query.bool("delete", false) && ctx.role === "viewer")
+      throw errors.roleTooLow("developer", ctx.role);
     return getNote(ctx, device, file, kind, ctx.params.noteID!);
   });
 

@@ -50,7 +50,9 @@ export function registerProjectRoutes(router: HubRouter): void {
     { status: 201 },
   );
 
-  router.project("GET", "/v1/projects/:projectUID", "viewer", async (ctx) => projectView(ctx.project, ctx.role));
+  router.project("GET", "/v1/projects/:projectUID", "viewer", async (ctx) =>
+    projectView(ctx.project, ctx.role),
+  );
 
   router.account("GET", "/v1/products/:productUID/project", async (ctx) => {
     if (!ctx.params.productUID!.startsWith("product:")) throw errors.productNotFound(ctx.params.productUID!);
@@ -99,7 +101,8 @@ export function registerProjectRoutes(router: HubRouter): void {
       try {
         await store.projects.createProduct(product);
       } catch (e) {
-        if (e instanceof StoreError && e.code === "conflict") throw errors.conflict(`product ${uid} already exists`);
+        if (e instanceof StoreError && e.code === "conflict")
+          throw errors.conflict(`product ${uid} already exists`);
         throw e;
       }
       return productView(product);
@@ -109,7 +112,8 @@ export function registerProjectRoutes(router: HubRouter): void {
 
   router.project("DELETE", "/v1/projects/:projectUID/products/:productUID", "developer", async (ctx) => {
     const product = await store.projects.getProduct(ctx.params.productUID!);
-    if (!product || product.projectUid !== ctx.project.uid) throw errors.productNotFound(ctx.params.productUID!);
+    if (!product || product.projectUid !== ctx.project.uid)
+      throw errors.productNotFound(ctx.params.productUID!);
     await store.projects.deleteProduct(product.uid);
     ctx.reply.code(204);
     return undefined;

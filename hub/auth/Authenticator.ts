@@ -52,7 +52,13 @@ export class Authenticator {
       const client = await this.store.credentials.getOAuthClient(token.clientId);
       if (!client || client.projectUid !== token.projectUid) throw errors.unknownToken();
       const role: ProjectRole = roleAtLeast(client.role, token.role) ? token.role : client.role;
-      return { kind: "oauth", clientId: client.clientId, projectUid: client.projectUid, role, tokenUid: token.uid };
+      return {
+        kind: "oauth",
+        clientId: client.clientId,
+        projectUid: client.projectUid,
+        role,
+        tokenUid: token.uid,
+      };
     }
     const user = token.userUid ? await this.store.accounts.getUser(token.userUid) : undefined;
     if (!user) throw errors.unknownToken();

@@ -8,7 +8,8 @@ export interface RateLimits {
 
 export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 7, perDay: 10_200 };
 
-export type RateDecision = { allowed: true } | { allowed: false; retryAfterSeconds: number; window: "minute" | "day" };
+export type RateDecision =
+  { allowed: true } | { allowed: false; retryAfterSeconds: number; window: "minute" | "day" };
 
 /**
  * Counts requests in a sliding window made of fixed buckets (the window's resolution): at most
@@ -77,7 +78,8 @@ export class RateLimiter {
   ) {
     if (limits) {
       for (const [name, value] of Object.entries(limits)) {
-        if (!Number.isInteger(value) || value < 1) throw new Error(`rate limit ${name} must be a positive integer`);
+        if (!Number.isInteger(value) || value < 1)
+          throw new Error(`rate limit ${name} must be a positive integer`);
       }
     }
   }
@@ -98,7 +100,11 @@ export class RateLimiter {
     const dayWait = windows.day.wait(now);
     if (minuteWait > 0 || dayWait > 0) {
       const window = dayWait > minuteWait ? "day" : "minute";
-      return { allowed: false, retryAfterSeconds: Math.max(1, Math.ceil(Math.max(minuteWait, dayWait) / 1000)), window };
+      return {
+        allowed: false,
+        retryAfterSeconds: Math.max(1, Math.ceil(Math.max(minuteWait, dayWait) / 1000)),
+        window,
+      };
     }
     windows.minute.record(now);
     windows.day.record(now);

@@ -36,8 +36,12 @@ const MAX_MEMORY = 128 * N * R * 2;
 
 function derive(password: string, salt: Buffer, n: number, r: number, p: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    scrypt(password, salt, KEY_LENGTH, { N: n, r, p, maxmem: Math.max(MAX_MEMORY, 128 * n * r * 2) }, (err, key) =>
-      err ? reject(err) : resolve(key),
+    scrypt(
+      password,
+      salt,
+      KEY_LENGTH,
+      { N: n, r, p, maxmem: Math.max(MAX_MEMORY, 128 * n * r * 2) },
+      (err, key) => (err ? reject(err) : resolve(key)),
     );
   });
 }

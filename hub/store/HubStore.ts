@@ -52,6 +52,7 @@ export interface AccountStore {
   getUser(uid: string): Promise<UserRecord | undefined>;
   getUserByUsername(username: string): Promise<UserRecord | undefined>;
   listUsers(): Promise<UserRecord[]>;
+  setPasswordHash(uid: string, passwordHash: string): Promise<void>;
   createOrganization(org: OrganizationRecord): Promise<void>;
   getOrganization(uid: string): Promise<OrganizationRecord | undefined>;
   setOrgMember(orgUid: string, userUid: string, role: OrgRole): Promise<void>;
@@ -168,7 +169,13 @@ export interface NotefileStore {
     create: boolean,
   ): Promise<NoteRecord>;
   /** `tombstone`: leave a deleted marker (databases); else remove (queues). Throws `note-noexist`. */
-  deleteNote(deviceUid: string, fileId: string, noteId: string, now: number, tombstone: boolean): Promise<void>;
+  deleteNote(
+    deviceUid: string,
+    fileId: string,
+    noteId: string,
+    now: number,
+    tombstone: boolean,
+  ): Promise<void>;
   /** The note, tombstones included. */
   getNote(deviceUid: string, fileId: string, noteId: string): Promise<NoteRecord | undefined>;
   /** Notes in change order; tombstones only when asked. */

@@ -1,11 +1,6 @@
 /** Why a store operation refused: a conflict or a missing record the caller must report. */
 export type StoreErrorCode =
-  | "note-exists"
-  | "note-noexist"
-  | "notefile-exists"
-  | "notefile-noexist"
-  | "conflict"
-  | "not-found";
+  "note-exists" | "note-noexist" | "notefile-exists" | "notefile-noexist" | "conflict" | "not-found";
 
 /**
  * The one error type the store throws for expected refusals. Every backend throws the same codes,

@@ -80,6 +80,10 @@ export class SqliteAccountStore implements AccountStore {
     return this.sql.all<UserRow>("SELECT * FROM users ORDER BY created, uid").map(user);
   }
 
+  async setPasswordHash(uid: string, passwordHash: string): Promise<void> {
+    this.sql.run("UPDATE users SET password_hash = ? WHERE uid = ?", passwordHash, uid);
+  }
+
   async createOrganization(o: OrganizationRecord): Promise<void> {
     this.sql.run(
       `INSERT INTO organizations (uid, name, owner_uid, email, contact_uid, suspended, plan_type,

@@ -91,11 +91,15 @@ export class SqliteCredentialStore implements CredentialStore {
   }
 
   async listTokens(kind: TokenKind): Promise<AccessTokenRecord[]> {
-    return this.sql.all<TokenRow>("SELECT * FROM access_tokens WHERE kind = ? ORDER BY created, uid", kind).map(token);
+    return this.sql
+      .all<TokenRow>("SELECT * FROM access_tokens WHERE kind = ? ORDER BY created, uid", kind)
+      .map(token);
   }
 
   async setTokenSuspended(uid: string, suspended: boolean): Promise<boolean> {
-    return this.sql.run("UPDATE access_tokens SET suspended = ? WHERE uid = ?", int(suspended), uid).changes > 0;
+    return (
+      this.sql.run("UPDATE access_tokens SET suspended = ? WHERE uid = ?", int(suspended), uid).changes > 0
+    );
   }
 
   async deleteToken(uid: string): Promise<boolean> {

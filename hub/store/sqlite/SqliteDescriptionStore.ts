@@ -40,7 +40,9 @@ export class SqliteDescriptionStore implements DescriptionStore {
       d.modified,
       d.createdBy,
     );
-    return record(this.sql.get<DescriptionRow>(`SELECT ${COLUMNS} FROM descriptions WHERE name = ?`, d.name)!);
+    return record(
+      this.sql.get<DescriptionRow>(`SELECT ${COLUMNS} FROM descriptions WHERE name = ?`, d.name)!,
+    );
   }
 
   async get(name: string): Promise<{ record: DescriptionRecord; content: Uint8Array } | undefined> {

@@ -169,7 +169,11 @@ export class SqliteDeviceStore implements DeviceStore {
 
   async findBySerial(projectUid: string, serialNumber: string): Promise<DeviceRecord[]> {
     return this.sql
-      .all<DeviceRow>(`${SELECT_DEVICE} WHERE d.project_uid = ? AND d.serial_number = ? ORDER BY d.uid`, projectUid, serialNumber)
+      .all<DeviceRow>(
+        `${SELECT_DEVICE} WHERE d.project_uid = ? AND d.serial_number = ? ORDER BY d.uid`,
+        projectUid,
+        serialNumber,
+      )
       .map(device);
   }
 
@@ -221,7 +225,8 @@ export class SqliteDeviceStore implements DeviceStore {
   }
 
   async countDevices(projectUid: string): Promise<number> {
-    return this.sql.get<{ n: number }>("SELECT count(*) AS n FROM devices WHERE project_uid = ?", projectUid)!.n;
+    return this.sql.get<{ n: number }>("SELECT count(*) AS n FROM devices WHERE project_uid = ?", projectUid)!
+      .n;
   }
 
   async deleteDevice(uid: string, purge: boolean): Promise<void> {

@@ -34,7 +34,11 @@ export class SqliteEnvStore implements EnvStore {
 
   #get(scope: EnvScope): EnvVarRecord[] {
     return this.sql
-      .all<EnvRow>("SELECT * FROM env_vars WHERE scope = ? AND owner_uid = ? ORDER BY key", scope.kind, scope.uid)
+      .all<EnvRow>(
+        "SELECT * FROM env_vars WHERE scope = ? AND owner_uid = ? ORDER BY key",
+        scope.kind,
+        scope.uid,
+      )
       .map(record);
   }
 

@@ -161,7 +161,10 @@ export class SqliteNotefileStore implements NotefileStore {
 
   async listNotefiles(deviceUid: string): Promise<NotefileRecord[]> {
     return this.sql
-      .all<NotefileRow>(`${SELECT_NOTEFILE} WHERE f.device_uid = ? AND f.deleted = 0 ORDER BY f.file_id`, deviceUid)
+      .all<NotefileRow>(
+        `${SELECT_NOTEFILE} WHERE f.device_uid = ? AND f.deleted = 0 ORDER BY f.file_id`,
+        deviceUid,
+      )
       .map(notefile);
   }
 
@@ -268,7 +271,13 @@ export class SqliteNotefileStore implements NotefileStore {
     });
   }
 
-  async deleteNote(deviceUid: string, fileId: string, noteId: string, now: number, tombstone: boolean): Promise<void> {
+  async deleteNote(
+    deviceUid: string,
+    fileId: string,
+    noteId: string,
+    now: number,
+    tombstone: boolean,
+  ): Promise<void> {
     this.sql.transaction(() => {
       this.#requireNotefile(deviceUid, fileId);
       this.#delete(deviceUid, fileId, noteId, now, tombstone);
@@ -280,7 +289,11 @@ export class SqliteNotefileStore implements NotefileStore {
     return this.#note(deviceUid, fileId, noteId);
   }
 
-  async listNotes(deviceUid: string, fileId: string, options: { includeDeleted: boolean }): Promise<NoteRecord[]> {
+  async listNotes(
+    deviceUid: string,
+    fileId: string,
+    options: { includeDeleted: boolean },
+  ): Promise<NoteRecord[]> {
     return this.sql
       .all<NoteRow>(
         `SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND (deleted = 0 OR ?) ORDER BY change`,

@@ -178,9 +178,15 @@ export class SqliteProjectStore implements ProjectStore {
 
   async deleteProduct(uid: string): Promise<void> {
     this.sql.transaction(() => {
-      const used = this.sql.get<{ n: number }>("SELECT count(*) AS n FROM devices WHERE product_uid = ?", uid);
+      const used = this.sql.get<{ n: number }>(
+        "SELECT count(*) AS n FROM devices WHERE product_uid = ?",
+        uid,
+      );
       if (used && used.n > 0) {
-        throw new StoreError("conflict", `product ${uid} still has ${used.n} device(s); delete or move them first`);
+        throw new StoreError(
+          "conflict",
+          `product ${uid} still has ${used.n} device(s); delete or move them first`,
+        );
       }
       this.sql.run("DELETE FROM products WHERE uid = ?", uid);
     });
@@ -233,11 +239,18 @@ export class SqliteProjectStore implements ProjectStore {
       );
       if (membership) {
         for (const device of membership.add) {
-          const d = this.sql.get<{ project_uid: string }>("SELECT project_uid FROM devices WHERE uid = ?", device);
+          const d = this.sql.get<{ project_uid: string }>(
+            "SELECT project_uid FROM devices WHERE uid = ?",
+            device,
+          );
           if (!d || d.project_uid !== row.project_uid) {
             throw new StoreError("not-found", `device not found in this project: ${device}`);
           }
-          this.sql.run("INSERT OR IGNORE INTO device_fleets (device_uid, fleet_uid) VALUES (?, ?)", device, uid);
+          this.sql.run(
+            "INSERT OR IGNORE INTO device_fleets (device_uid, fleet_uid) VALUES (?, ?)",
+            device,
+            uid,
+          );
         }
         for (const device of membership.remove) {
           this.sql.run("DELETE FROM device_fleets WHERE device_uid = ? AND fleet_uid = ?", device, uid);

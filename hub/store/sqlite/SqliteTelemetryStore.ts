@@ -1,5 +1,12 @@
 import type { TelemetryStore } from "../HubStore.js";
-import type { EventRecord, HealthLogRecord, JsonObject, Page, PageResult, SessionRecord } from "../records.js";
+import type {
+  EventRecord,
+  HealthLogRecord,
+  JsonObject,
+  Page,
+  PageResult,
+  SessionRecord,
+} from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
 
 /** Notefiles whose events the service does not bill (spec: UsageEventsData platform events). */
@@ -155,6 +162,12 @@ export class SqliteTelemetryStore implements TelemetryStore {
       filter.endSec ?? Number.MAX_SAFE_INTEGER,
       ...(types ?? []),
     );
-    return rows.map((r) => ({ deviceUid, whenSec: r.when_sec, alert: bool(r.alert), text: r.text, type: r.type }));
+    return rows.map((r) => ({
+      deviceUid,
+      whenSec: r.when_sec,
+      alert: bool(r.alert),
+      text: r.text,
+      type: r.type,
+    }));
   }
 }
