@@ -137,8 +137,8 @@ export class HubRouter {
   }
 
   /**
-   * A route under `/v1/projects/:projectUID` (a ProjectUID or ProductUID) needing at least `role`
-   * in that project.
+   * A route under `/v1/projects/:projectUID` (a ProjectUID or ProductUID), or naming a
+   * `:productUID`, needing at least `role` in that project.
    */
   project(
     method: HTTPMethods,
@@ -153,7 +153,7 @@ export class HubRouter {
       async (request) => {
         const principal = await this.services.auth.authenticate(request.headers);
         const params = (request.params ?? {}) as Record<string, string>;
-        const project = await this.resolveProject(params.projectUID ?? "");
+        const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
         await this.#limit(project.orgUid);
         const have = await this.services.auth.roleIn(principal, project.uid);
         if (!roleAtLeast(have, role)) throw errors.roleTooLow(role, have);

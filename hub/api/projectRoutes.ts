@@ -9,7 +9,7 @@ export const PRODUCT_UID = /^product:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$/;
 
 /** Projects, their members and products. */
 export function registerProjectRoutes(router: HubRouter): void {
-  const { store, ids, auth } = router.services;
+  const { store, ids } = router.services;
 
   router.account("GET", "/v1/projects", async (ctx) => {
     if (ctx.principal.kind === "oauth") {
@@ -54,12 +54,9 @@ export function registerProjectRoutes(router: HubRouter): void {
     projectView(ctx.project, ctx.role),
   );
 
-  router.account("GET", "/v1/products/:productUID/project", async (ctx) => {
+  router.project("GET", "/v1/products/:productUID/project", "viewer", async (ctx) => {
     if (!ctx.params.productUID!.startsWith("product:")) throw errors.productNotFound(ctx.params.productUID!);
-    const project = await router.resolveProject(ctx.params.productUID!);
-    const role = await auth.roleIn(ctx.principal, project.uid);
-    if (!roleAtLeast(role, "viewer")) throw errors.roleTooLow("viewer", role);
-    return projectView(project, role!);
+    return projectView(ctx.project, ctx.role);
   });
 
   router.project("GET", "/v1/projects/:projectUID/members", "viewer", async (ctx) => {
