@@ -37,7 +37,19 @@ function compact(o: JsonObject): JsonObject {
   return o;
 }
 
+/** Views of unchanged (shared, frozen) device records are made once. */
+const deviceViews = new WeakMap<DeviceRecord, JsonObject>();
+
 export function deviceView(d: DeviceRecord): JsonObject {
+  let view = deviceViews.get(d);
+  if (!view) {
+    view = makeDeviceView(d);
+    if (Object.isFrozen(d)) deviceViews.set(d, view);
+  }
+  return view;
+}
+
+function makeDeviceView(d: DeviceRecord): JsonObject {
   const details = d.details;
   const best = details.gpsLocation ?? details.triangulatedLocation ?? details.towerLocation;
   return compact({

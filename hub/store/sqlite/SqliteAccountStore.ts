@@ -67,7 +67,7 @@ export class SqliteAccountStore implements AccountStore {
   }
 
   async getUser(uid: string): Promise<UserRecord | undefined> {
-    const row = this.sql.get<UserRow>("SELECT * FROM users WHERE uid = ?", uid);
+    const row = this.sql.cachedGet<UserRow>("SELECT * FROM users WHERE uid = ?", uid);
     return row && user(row);
   }
 

@@ -4,6 +4,7 @@ import { migrations } from "./migrations.js";
 type Statement = Database.Statement<unknown[], unknown>;
 
 const MAX_CACHED_STATEMENTS = 500;
+const MAX_CACHED_READS = 10_000;
 
 /**
  * One better-sqlite3 database in WAL mode with a prepared-statement cache and the migrations
@@ -12,6 +13,10 @@ const MAX_CACHED_STATEMENTS = 500;
 export class SqliteConnection {
   readonly db: Database.Database;
   readonly #statements = new Map<string, Statement>();
+  /** Bumped by every write through this connection. */
+  #writes = 0;
+  readonly #reads = new Map<string, unknown>();
+  #readsVersion = "";
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -60,12 +65,40 @@ export class SqliteConnection {
     return this.statement(sql).get(...params) as T | undefined;
   }
 
+  /**
+   * `get`, answered from memory until the data changes (see `version`). For the lookups every
+   * request makes (token, user, project, role); callers must not mutate the row.
+   */
+  cachedGet<T>(sql: string, ...params: unknown[]): T | undefined {
+    const version = this.version();
+    if (version !== this.#readsVersion) {
+      this.#reads.clear();
+      this.#readsVersion = version;
+    }
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    if (this.#reads.has(key)) return this.#reads.get(key) as T | undefined;
+    const row = this.get<T>(sql, ...params);
+    if (this.#reads.size >= MAX_CACHED_READS) this.#reads.clear();
+    this.#reads.set(key, row);
+    return row;
+  }
+
   all<T>(sql: string, ...params: unknown[]): T[] {
     return this.statement(sql).all(...params) as T[];
   }
 
   run(sql: string, ...params: unknown[]): Database.RunResult {
+    this.#writes++;
     return this.statement(sql).run(...params);
+  }
+
+  /**
+   * Changes whenever the data may have changed: a write through this connection, or a commit by
+   * another connection to the same file (SQLite's data_version). Read caches key on it.
+   */
+  version(): string {
+    const external = this.statement("PRAGMA data_version").pluck().get() as number;
+    return `${external}:${this.#writes}`;
   }
 
   /** Runs `work` in one transaction (nested calls become savepoints). */

@@ -81,7 +81,7 @@ export class SqliteCredentialStore implements CredentialStore {
   }
 
   async findTokenByHash(hash: string): Promise<AccessTokenRecord | undefined> {
-    const row = this.sql.get<TokenRow>("SELECT * FROM access_tokens WHERE hash = ?", hash);
+    const row = this.sql.cachedGet<TokenRow>("SELECT * FROM access_tokens WHERE hash = ?", hash);
     return row && token(row);
   }
 
@@ -133,7 +133,7 @@ export class SqliteCredentialStore implements CredentialStore {
   }
 
   async getOAuthClient(clientId: string): Promise<OAuthClientRecord | undefined> {
-    const row = this.sql.get<ClientRow>("SELECT * FROM oauth_clients WHERE client_id = ?", clientId);
+    const row = this.sql.cachedGet<ClientRow>("SELECT * FROM oauth_clients WHERE client_id = ?", clientId);
     return row && client(row);
   }
 

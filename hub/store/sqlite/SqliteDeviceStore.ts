@@ -69,12 +69,46 @@ function locationText(details: DeviceDetails): string {
   return parts.join("\n").toLowerCase();
 }
 
+/** Parsed documents kept by their text: an unchanged device is not parsed again. */
+const PARSED_CACHE = 20_000;
+
+/** Device-list pages kept until the data changes (listing is the hub's hottest read). */
+const PAGE_CACHE = 256;
+
 export class SqliteDeviceStore implements DeviceStore {
+  readonly #parsed = new Map<string, DeviceRecord>();
+  readonly #pages = new Map<string, PageResult<DeviceRecord>>();
+  #pagesVersion = "";
+
   constructor(private readonly sql: SqliteConnection) {}
 
-  #get(uid: string): DeviceRecord | undefined {
+  /** The record of a stored document. Shared between callers: never mutate it. */
+  #parse(doc: string): DeviceRecord {
+    let record = this.#parsed.get(doc);
+    if (!record) {
+      record = Object.freeze(JSON.parse(doc) as DeviceRecord);
+      if (this.#parsed.size >= PARSED_CACHE) this.#parsed.delete(this.#parsed.keys().next().value!);
+      this.#parsed.set(doc, record);
+    }
+    return record;
+  }
+
+  /** The record rebuilt from the columns and membership tables (the source of `doc`). */
+  #build(uid: string): DeviceRecord | undefined {
     const row = this.sql.get<DeviceRow>(`${SELECT_DEVICE} WHERE d.uid = ?`, uid);
     return row && device(row);
+  }
+
+  /** Rewrites the stored document of a device after any change to it or its memberships. */
+  #refresh(uid: string): DeviceRecord | undefined {
+    const record = this.#build(uid);
+    if (record) this.sql.run("UPDATE devices SET doc = ? WHERE uid = ?", JSON.stringify(record), uid);
+    return record;
+  }
+
+  #get(uid: string): DeviceRecord | undefined {
+    const row = this.sql.cachedGet<{ doc: string }>("SELECT doc FROM devices WHERE uid = ?", uid);
+    return row && this.#parse(row.doc);
   }
 
   async putDevice(input: DeviceInput): Promise<DeviceRecord> {
@@ -152,7 +186,7 @@ export class SqliteDeviceStore implements DeviceStore {
           this.sql.run("INSERT INTO device_fleets (device_uid, fleet_uid) VALUES (?, ?)", next.uid, fleet);
         }
       }
-      return this.#get(next.uid)!;
+      return this.#refresh(next.uid)!;
     });
   }
 
@@ -215,13 +249,27 @@ export class SqliteDeviceStore implements DeviceStore {
       where.push(`(${filter.locations.map(() => "d.location_text LIKE ? ESCAPE '\\'").join(" OR ")})`);
       params.push(...filter.locations.map((v) => `%${likeEscape(v.toLowerCase())}%`));
     }
-    const rows = this.sql.all<DeviceRow>(
-      `${SELECT_DEVICE} WHERE ${where.join(" AND ")} ORDER BY d.uid LIMIT ? OFFSET ?`,
-      ...params,
-      page.limit + 1,
-      page.offset,
-    );
-    return { items: rows.slice(0, page.limit).map(device), hasMore: rows.length > page.limit };
+    // The page is found on the (project, uid) index first; only its rows' documents are read.
+    const sql = `SELECT doc FROM devices WHERE rowid IN (
+         SELECT d.rowid FROM devices d WHERE ${where.join(" AND ")} ORDER BY d.uid LIMIT ? OFFSET ?)
+       ORDER BY uid`;
+    params.push(page.limit + 1, page.offset);
+    const version = this.sql.version();
+    if (version !== this.#pagesVersion) {
+      this.#pages.clear();
+      this.#pagesVersion = version;
+    }
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    const cached = this.#pages.get(key);
+    if (cached) return cached;
+    const rows = this.sql.all<{ doc: string }>(sql, ...params);
+    const result = {
+      items: rows.slice(0, page.limit).map((r) => this.#parse(r.doc)),
+      hasMore: rows.length > page.limit,
+    };
+    if (this.#pages.size >= PAGE_CACHE) this.#pages.delete(this.#pages.keys().next().value!);
+    this.#pages.set(key, result);
+    return result;
   }
 
   async countDevices(projectUid: string): Promise<number> {
@@ -244,11 +292,22 @@ export class SqliteDeviceStore implements DeviceStore {
   }
 
   async setDisabled(uid: string, disabled: boolean): Promise<void> {
-    this.sql.run("UPDATE devices SET disabled = ? WHERE uid = ?", int(disabled), uid);
+    this.sql.transaction(() => {
+      this.sql.run("UPDATE devices SET disabled = ? WHERE uid = ?", int(disabled), uid);
+      this.#refresh(uid);
+    });
   }
 
   async setConnectivityAssurance(uid: string, enabled: boolean): Promise<void> {
-    this.sql.run("UPDATE devices SET connectivity_assurance = ? WHERE uid = ?", int(enabled), uid);
+    this.sql.transaction(() => {
+      this.sql.run("UPDATE devices SET connectivity_assurance = ? WHERE uid = ?", int(enabled), uid);
+      this.#refresh(uid);
+    });
+  }
+
+  /** Rewrites the documents of devices whose fleet memberships changed elsewhere (fleet updates). */
+  refreshDevices(uids: Iterable<string>): void {
+    for (const uid of uids) this.#refresh(uid);
   }
 
   async addToFleets(uid: string, fleetUids: string[]): Promise<string[]> {
@@ -259,7 +318,7 @@ export class SqliteDeviceStore implements DeviceStore {
         this.#requireFleet(fleet, d.projectUid);
         this.sql.run("INSERT OR IGNORE INTO device_fleets (device_uid, fleet_uid) VALUES (?, ?)", uid, fleet);
       }
-      return this.#get(uid)!.fleetUids;
+      return this.#refresh(uid)!.fleetUids;
     });
   }
 
@@ -271,7 +330,7 @@ export class SqliteDeviceStore implements DeviceStore {
         this.#requireFleet(fleet, d.projectUid);
         this.sql.run("DELETE FROM device_fleets WHERE device_uid = ? AND fleet_uid = ?", uid, fleet);
       }
-      return this.#get(uid)!.fleetUids;
+      return this.#refresh(uid)!.fleetUids;
     });
   }
 

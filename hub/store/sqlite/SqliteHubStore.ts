@@ -26,8 +26,8 @@ export class SqliteHubStore implements HubStore {
     const sql = new SqliteConnection(path);
     this.#connection = sql;
     this.accounts = new SqliteAccountStore(sql);
-    this.projects = new SqliteProjectStore(sql);
     this.devices = new SqliteDeviceStore(sql);
+    this.projects = new SqliteProjectStore(sql, (uids) => this.devices.refreshDevices(uids));
     this.env = new SqliteEnvStore(sql);
     this.notefiles = new SqliteNotefileStore(sql);
     this.telemetry = new SqliteTelemetryStore(sql);

@@ -62,7 +62,11 @@ const fleet = (r: FleetRow): FleetRecord => ({
 });
 
 export class SqliteProjectStore implements ProjectStore {
-  constructor(private readonly sql: SqliteConnection) {}
+  constructor(
+    private readonly sql: SqliteConnection,
+    /** Rewrites device documents after membership changes made here. */
+    private readonly refreshDevices: (uids: Iterable<string>) => void,
+  ) {}
 
   async createProject(p: ProjectRecord): Promise<void> {
     this.sql.run(
@@ -77,7 +81,7 @@ export class SqliteProjectStore implements ProjectStore {
   }
 
   async getProject(uid: string): Promise<ProjectRecord | undefined> {
-    const row = this.sql.get<ProjectRow>("SELECT * FROM projects WHERE uid = ?", uid);
+    const row = this.sql.cachedGet<ProjectRow>("SELECT * FROM projects WHERE uid = ?", uid);
     return row && project(row);
   }
 
@@ -100,7 +104,7 @@ export class SqliteProjectStore implements ProjectStore {
   }
 
   async getRole(projectUid: string, userUid: string): Promise<ProjectRole | undefined> {
-    return this.sql.get<{ role: ProjectRole }>(
+    return this.sql.cachedGet<{ role: ProjectRole }>(
       "SELECT role FROM project_members WHERE project_uid = ? AND user_uid = ?",
       projectUid,
       userUid,
@@ -255,6 +259,7 @@ export class SqliteProjectStore implements ProjectStore {
         for (const device of membership.remove) {
           this.sql.run("DELETE FROM device_fleets WHERE device_uid = ? AND fleet_uid = ?", device, uid);
         }
+        this.refreshDevices(new Set([...membership.add, ...membership.remove]));
       }
       return next;
     });
@@ -262,9 +267,13 @@ export class SqliteProjectStore implements ProjectStore {
 
   async deleteFleet(uid: string): Promise<void> {
     this.sql.transaction(() => {
+      const members = this.sql
+        .all<{ device_uid: string }>("SELECT device_uid FROM device_fleets WHERE fleet_uid = ?", uid)
+        .map((r) => r.device_uid);
       this.sql.run("DELETE FROM env_vars WHERE scope = 'fleet' AND owner_uid = ?", uid);
       this.sql.run("DELETE FROM device_fleets WHERE fleet_uid = ?", uid);
       this.sql.run("DELETE FROM fleets WHERE uid = ?", uid);
+      this.refreshDevices(members);
     });
   }
 }

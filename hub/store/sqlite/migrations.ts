@@ -97,7 +97,10 @@ export const migrations: readonly string[] = [
     public_key TEXT,
     connected INTEGER NOT NULL DEFAULT 0,
     connectivity_assurance INTEGER NOT NULL DEFAULT 0,
-    notebox_next_change INTEGER NOT NULL DEFAULT 1
+    notebox_next_change INTEGER NOT NULL DEFAULT 1,
+    -- The whole DeviceRecord (fleets and tags included) as JSON, rewritten on every change:
+    -- reads take one column instead of joining.
+    doc TEXT NOT NULL DEFAULT '{}'
   );
   CREATE INDEX devices_project ON devices(project_uid, uid);
   CREATE INDEX devices_serial ON devices(project_uid, serial_number);
