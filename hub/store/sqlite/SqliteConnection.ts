@@ -17,6 +17,8 @@ export class SqliteConnection {
   #writes = 0;
   readonly #reads = new Map<string, unknown>();
   #readsVersion = "";
+  #external = -1;
+  #externalChecked = false;
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -97,8 +99,16 @@ export class SqliteConnection {
    * another connection to the same file (SQLite's data_version). Read caches key on it.
    */
   version(): string {
-    const external = this.statement("PRAGMA data_version").pluck().get() as number;
-    return `${external}:${this.#writes}`;
+    // Another process's commit is noticed from the next turn of the event loop on: one check
+    // serves all the lookups of a request.
+    if (!this.#externalChecked) {
+      this.#external = this.statement("PRAGMA data_version").pluck().get() as number;
+      this.#externalChecked = true;
+      setImmediate(() => {
+        this.#externalChecked = false;
+      });
+    }
+    return `${this.#external}:${this.#writes}`;
   }
 
   /** Runs `work` in one transaction (nested calls become savepoints). */
