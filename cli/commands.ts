@@ -1,12 +1,14 @@
 import type { Command } from "commander";
 import { registerBoards } from "./boards.js";
 import { registerFlashCommand } from "./flash.js";
+import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
 
 /** Every subcommand; each file exports a function that adds itself to the program. */
 export const registrations: ((program: Command) => void)[] = [
   registerModuleCommand,
+  registerHubCommand,
   registerReqCommand,
   registerBoards,
   registerFlashCommand,

@@ -1,0 +1,28 @@
+import { randomUUID } from "node:crypto";
+import { randomBytes, type Random } from "../firmware/Random.js";
+
+/**
+ * Makes the hub's public identifiers (project, fleet, organization UIDs). Seeded in tests so runs
+ * repeat; secrets (tokens, passwords) never come from here but from `secrets.ts`.
+ */
+export class HubIds {
+  constructor(private readonly random?: Random) {}
+
+  /** An RFC 4122 version-4 UUID. */
+  uuid(): string {
+    if (!this.random) return randomUUID();
+    const b = randomBytes(this.random, 16);
+    b[6] = (b[6]! & 0x0f) | 0x40;
+    b[8] = (b[8]! & 0x3f) | 0x80;
+    const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+    return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  projectUid(): string {
+    return `app:${this.uuid()}`;
+  }
+
+  fleetUid(): string {
+    return `fleet:${this.uuid()}`;
+  }
+}

@@ -1,0 +1,199 @@
+import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
+import type { Clock } from "../../firmware/Clock.js";
+import type { Authenticator } from "../auth/Authenticator.js";
+import { type Principal, roleAtLeast } from "../auth/Principal.js";
+import type { RateLimiter } from "../auth/RateLimiter.js";
+import * as errors from "../errors.js";
+import type { HubIds } from "../HubIds.js";
+import type { HubStore } from "../store/HubStore.js";
+import type { ProjectRecord, ProjectRole } from "../store/records.js";
+import { BodyReader } from "./BodyReader.js";
+import { QueryReader } from "./QueryReader.js";
+
+/** What every route handler can use. */
+export interface HubServices {
+  readonly store: HubStore;
+  readonly clock: Clock;
+  readonly ids: HubIds;
+  readonly auth: Authenticator;
+  readonly limiter: RateLimiter;
+  /** The base URL clients reach this hub at (links in environment hierarchies). */
+  publicUrl(): string;
+}
+
+export interface PublicContext {
+  readonly services: HubServices;
+  readonly request: FastifyRequest;
+  readonly reply: FastifyReply;
+  readonly params: Record<string, string>;
+  readonly query: QueryReader;
+  /** The clock's time when the request arrived (epoch ms). */
+  readonly now: number;
+  /** The JSON body; `required: false` accepts none. */
+  body(options?: { required: boolean }): BodyReader;
+}
+
+export interface AccountContext extends PublicContext {
+  readonly principal: Principal;
+}
+
+export interface ProjectContext extends AccountContext {
+  readonly project: ProjectRecord;
+  readonly role: ProjectRole;
+}
+
+/** A handler's result: a JSON value (sent with the route's status) or undefined for no body. */
+type Result = unknown;
+
+/**
+ * Declares routes with their access rule. Order of checks, the same for every route:
+ * authentication (401), the project named in the path (404), the billing account's rate limit
+ * (429), the caller's role in the project (403), then the handler.
+ */
+export class HubRouter {
+  constructor(
+    readonly app: FastifyInstance,
+    readonly services: HubServices,
+  ) {}
+
+  /** The same router on an encapsulated fastify context (its own content-type parsers). */
+  within(app: FastifyInstance): HubRouter {
+    return new HubRouter(app, this.services);
+  }
+
+  #base(request: FastifyRequest, reply: FastifyReply): PublicContext {
+    return {
+      services: this.services,
+      request,
+      reply,
+      params: (request.params ?? {}) as Record<string, string>,
+      query: new QueryReader((request.query ?? {}) as Record<string, string | string[]>),
+      now: this.services.clock.now(),
+      body: (options = { required: true }) => new BodyReader(request.body, options),
+    };
+  }
+
+  #register<A>(
+    method: HTTPMethods,
+    url: string,
+    check: (request: FastifyRequest) => Promise<A>,
+    handler: (ctx: PublicContext, access: A) => Promise<Result>,
+    options: { status?: number; bodyLimit?: number } = {},
+  ): void {
+    // Access is checked in onRequest, before the body is read: an unauthorized caller never
+    // makes the hub parse (or buffer) what it sent.
+    const granted = new WeakMap<FastifyRequest, A>();
+    this.app.route({
+      method,
+      url,
+      bodyLimit: options.bodyLimit,
+      onRequest: async (request) => {
+        granted.set(request, await check(request));
+      },
+      handler: async (request, reply) => {
+        const result = await handler(this.#base(request, reply), granted.get(request)!);
+        if (reply.sent) return reply;
+        if (options.status !== undefined && reply.statusCode === 200) reply.code(options.status);
+        if (result === undefined) return reply.send();
+        return reply.send(result);
+      },
+    });
+  }
+
+  /** A route anyone may call (login, token issue). */
+  public(
+    method: HTTPMethods,
+    url: string,
+    handler: (ctx: PublicContext) => Promise<Result>,
+    options?: { status?: number; bodyLimit?: number },
+  ): void {
+    this.#register(
+      method,
+      url,
+      async () => undefined,
+      (ctx) => handler(ctx),
+      options,
+    );
+  }
+
+  /** A route for any authenticated caller, limited against the caller's own billing account. */
+  account(
+    method: HTTPMethods,
+    url: string,
+    handler: (ctx: AccountContext) => Promise<Result>,
+    options?: { status?: number; bodyLimit?: number },
+  ): void {
+    this.#register(
+      method,
+      url,
+      async (request) => {
+        const principal = await this.services.auth.authenticate(request.headers);
+        await this.#limit(await this.#homeAccount(principal));
+        return principal;
+      },
+      (ctx, principal) => handler({ ...ctx, principal }),
+      options,
+    );
+  }
+
+  /**
+   * A route under `/v1/projects/:projectUID` (a ProjectUID or ProductUID), or naming a
+   * `:productUID`, needing at least `role` in that project.
+   */
+  project(
+    method: HTTPMethods,
+    url: string,
+    role: ProjectRole,
+    handler: (ctx: ProjectContext) => Promise<Result>,
+    options?: { status?: number; bodyLimit?: number },
+  ): void {
+    this.#register(
+      method,
+      url,
+      async (request) => {
+        const principal = await this.services.auth.authenticate(request.headers);
+        const params = (request.params ?? {}) as Record<string, string>;
+        const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
+        await this.#limit(project.orgUid);
+        const have = await this.services.auth.roleIn(principal, project.uid);
+        if (!roleAtLeast(have, role)) throw errors.roleTooLow(role, have);
+        return { principal, project, role: have! };
+      },
+      (ctx, access) => handler({ ...ctx, ...access }),
+      options,
+    );
+  }
+
+  /** A project by ProjectUID, or the project of a ProductUID. */
+  async resolveProject(uid: string): Promise<ProjectRecord> {
+    const store = this.services.store;
+    if (uid.startsWith("product:")) {
+      const product = await store.projects.getProduct(uid);
+      const project = product && (await store.projects.getProject(product.projectUid));
+      if (!project) throw errors.projectNotFound(uid);
+      return project;
+    }
+    const project = await store.projects.getProject(uid);
+    if (!project) throw errors.projectNotFound(uid);
+    return project;
+  }
+
+  /** The billing account a caller's own requests count against. */
+  async #homeAccount(principal: Principal): Promise<string> {
+    if (principal.kind === "oauth") {
+      const project = await this.services.store.projects.getProject(principal.projectUid);
+      return project?.orgUid ?? `client:${principal.clientId}`;
+    }
+    const orgs = await this.services.store.accounts.listOrganizationsOf(principal.userUid);
+    return orgs[0]?.org.uid ?? `user:${principal.userUid}`;
+  }
+
+  async #limit(account: string): Promise<void> {
+    const decision = this.services.limiter.take(account);
+    if (!decision.allowed) {
+      const limits = this.services.limiter.limits;
+      const limit = limits ? (decision.window === "day" ? limits.perDay : limits.perMinute) : 0;
+      throw errors.rateLimited(decision.retryAfterSeconds, decision.window, limit);
+    }
+  }
+}

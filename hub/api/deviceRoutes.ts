@@ -1,0 +1,204 @@
+import * as errors from "../errors.js";
+import { firmwareFilterValue } from "../store/firmwareVersion.js";
+import type { DeviceFilter } from "../store/records.js";
+import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import { DEVICE_UID, resolveDevice, resolveFleet } from "./resolve.js";
+import { deviceView, eventView, fleetView, isoTime, sessionView } from "./views.js";
+
+const HEALTH_LOG_TYPES = ["boot", "dfu_completed"] as const;
+
+/** The filters of Get Project Devices / Get Fleet Devices. */
+export function deviceFilter(ctx: ProjectContext): DeviceFilter {
+  const q = ctx.query;
+  // The spec names the module firmware filter moduleFirmware; the definitions notecardFirmware.
+  const moduleFirmware = [...q.list("moduleFirmware"), ...q.list("notecardFirmware")];
+  for (const value of moduleFirmware) {
+    if (firmwareFilterValue(value) === null) throw errors.firmwareFilter(value);
+  }
+  return {
+    deviceUids: q.list("deviceUID"),
+    tags: q.list("tag"),
+    serialNumbers: q.list("serialNumber"),
+    fleetUids: q.list("fleetUID"),
+    moduleFirmware,
+    hostFirmware: q.list("hostFirmware"),
+    locations: q.list("location"),
+    productUids: q.list("productUID"),
+    skus: q.list("sku"),
+  };
+}
+
+/** The Device API rows that are not notes, environment variables or fleets. */
+export function registerDeviceRoutes(router: HubRouter): void {
+  const { store } = router.services;
+  const P = "/v1/projects/:projectUID";
+  const D = `${P}/devices/:deviceUID`;
+
+  router.project("GET", `${P}/devices`, "viewer", async (ctx) => {
+    const page = ctx.query.page();
+    const result = await store.devices.listDevices(ctx.project.uid, deviceFilter(ctx), page);
+    return { devices: result.items.map(deviceView), has_more: result.hasMore };
+  });
+
+  router.project("GET", `${P}/fleets/:fleetUID/devices`, "viewer", async (ctx) => {
+    const fleet = await resolveFleet(ctx, ctx.params.fleetUID!);
+    const page = ctx.query.page();
+    const filter = { ...deviceFilter(ctx), fleetUids: [fleet.uid] };
+    const result = await store.devices.listDevices(ctx.project.uid, filter, page);
+    return { devices: result.items.map(deviceView), has_more: result.hasMore };
+  });
+
+  router.project("GET", `${P}/devices/public-keys`, "developer", async (ctx) => {
+    const result = await store.devices.listPublicKeys(ctx.project.uid, ctx.query.page());
+    return { device_public_keys: result.items, has_more: result.hasMore };
+  });
+
+  router.project("GET", D, "viewer", async (ctx) =>
+    deviceView(await resolveDevice(ctx, ctx.params.deviceUID!)),
+  );
+
+  router.project("DELETE", D, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    // The older client always sends purge; with it the device's events and sessions go too.
+    await store.devices.deleteDevice(device.uid, ctx.query.bool("purge", false));
+    ctx.reply.code(204);
+    return undefined;
+  });
+
+  for (const [action, disabled] of [
+    ["disable", true],
+    ["enable", false],
+  ] as const) {
+    router.project("POST", `${D}/${action}`, "developer", async (ctx) => {
+      const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+      await store.devices.setDisabled(device.uid, disabled);
+      return undefined;
+    });
+  }
+
+  // Older client only (removed from the current definition): per-device connectivity assurance.
+  for (const [action, enabled] of [
+    ["enable-connectivity-assurance", true],
+    ["disable-connectivity-assurance", false],
+  ] as const) {
+    router.project("POST", `${D}/${action}`, "developer", async (ctx) => {
+      const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+      await store.devices.setConnectivityAssurance(device.uid, enabled);
+      return undefined;
+    });
+  }
+
+  router.project("GET", `${D}/health-log`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const types = ctx.query.list("log_type");
+    for (const t of types) {
+      if (!(HEALTH_LOG_TYPES as readonly string[]).includes(t))
+        throw errors.queryOneOf("log_type", HEALTH_LOG_TYPES);
+    }
+    const entries = await store.telemetry.listHealthLog(device.uid, {
+      startSec: ctx.query.date("startDate"),
+      endSec: ctx.query.date("endDate"),
+      types,
+    });
+    return {
+      health_log: entries.map((e) => ({ when: isoTime(e.whenSec * 1000), alert: e.alert, text: e.text })),
+    };
+  });
+
+  router.project("GET", `${D}/plans`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    return { cellular_plans: device.details.cellularPlans ?? [] };
+  });
+
+  router.project("GET", `${D}/latest`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    return { latest_events: (await store.telemetry.latestEvents(device.uid)).map(eventView) };
+  });
+
+  router.project("GET", `${D}/sessions`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const page = ctx.query.page();
+    const result = await store.telemetry.listSessions(
+      device.uid,
+      {
+        startSec: ctx.query.date("startDate"),
+        endSec: ctx.query.date("endDate"),
+        firstSyncOnly: ctx.query.bool("firstSync", false),
+      },
+      page,
+    );
+    return { sessions: result.items.map(sessionView), has_more: result.hasMore };
+  });
+
+  router.project("GET", `${D}/public-key`, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    if (!device.publicKey) throw errors.publicKeyNotFound(device.uid);
+    return { uid: device.uid, key: device.publicKey };
+  });
+
+  router.project("POST", `${D}/signal`, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const body = ctx.body().object("body");
+    if (!body) throw errors.fieldRequired("body");
+    await store.devices.queueSignal(device.uid, body, ctx.now);
+    return { connected: device.connected };
+  });
+
+  router.project("POST", `${D}/provision`, "developer", async (ctx) => {
+    const uid = ctx.params.deviceUID!;
+    if (!DEVICE_UID.test(uid)) throw errors.invalidDeviceUid(uid);
+    const body = ctx.body();
+    const productUid = body.string("product_uid", { required: true })!;
+    const serial = body.string("device_sn", { max: 256 });
+    const fleetUids = body.stringArray("fleet_uids", { max: 100 }) ?? [];
+    const product = await store.projects.getProduct(productUid);
+    if (!product || product.projectUid !== ctx.project.uid) throw errors.productElsewhere(productUid);
+    for (const fleet of fleetUids) {
+      const f = await store.projects.getFleet(fleet);
+      if (!f || f.projectUid !== ctx.project.uid) throw errors.fleetElsewhere(fleet);
+    }
+    const existing = await store.devices.getDevice(uid);
+    if (existing && existing.projectUid !== ctx.project.uid) throw errors.deviceInOtherProject(uid);
+    if (existing && existing.lastActivity !== null) throw errors.deviceAlreadyProvisioned(uid);
+    // Applies when the device first connects: until then the record holds what it will get.
+    await store.devices.putDevice({
+      uid,
+      projectUid: ctx.project.uid,
+      productUid: product.uid,
+      serialNumber: serial ?? existing?.serialNumber ?? null,
+      provisioned: existing?.provisioned ?? ctx.now,
+      disabled: product.disableDevicesByDefault,
+      fleetUids: [...new Set([...fleetUids, ...(product.autoProvisionFleets ?? [])])],
+    });
+    return {};
+  });
+
+  // Device fleet membership.
+  const fleetsOf = async (uids: string[]): Promise<unknown> => {
+    const fleets = [];
+    for (const uid of uids) {
+      const fleet = await store.projects.getFleet(uid);
+      if (fleet) fleets.push(fleetView(fleet, await store.env.get({ kind: "fleet", uid })));
+    }
+    return { fleets };
+  };
+
+  router.project("GET", `${D}/fleets`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    return fleetsOf(device.fleetUids);
+  });
+
+  router.project("PUT", `${D}/fleets`, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const fleetUids = ctx.body().stringArray("fleet_uids", { required: true, max: 100 })!;
+    for (const uid of fleetUids) await resolveFleet(ctx, uid);
+    return fleetsOf(await store.devices.addToFleets(device.uid, fleetUids));
+  });
+
+  router.project("DELETE", `${D}/fleets`, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const fleetUids = ctx.body().stringArray("fleet_uids", { required: true, max: 100 })!;
+    for (const uid of fleetUids) await resolveFleet(ctx, uid);
+    return fleetsOf(await store.devices.removeFromFleets(device.uid, fleetUids));
+  });
+}

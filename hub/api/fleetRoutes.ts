@@ -1,0 +1,104 @@
+import * as errors from "../errors.js";
+import type { BodyReader } from "./BodyReader.js";
+import type { FleetRecord } from "../store/records.js";
+import { StoreError } from "../store/StoreError.js";
+import type { HubRouter } from "./HubRouter.js";
+import { resolveDevice, resolveFleet } from "./resolve.js";
+import { fleetView } from "./views.js";
+
+type FleetSettings = Partial<Omit<FleetRecord, "uid" | "projectUid" | "created">>;
+
+/** The settable fields of a fleet body (create and update share them). */
+function fleetSettings(body: BodyReader): FleetSettings {
+  const out: FleetSettings = {};
+  const label = body.string("label", { max: 200 });
+  if (label !== undefined) {
+    if (label.trim() === "") throw errors.fieldInvalid("label", "may not be empty");
+    out.label = label;
+  }
+  // Smart rules are kept and returned; evaluating them (JSONata over device events) comes with
+  // the device sync, which sees the events.
+  const rule = body.string("smart_rule", { max: 10_000 });
+  if (rule !== undefined) out.smartRule = rule === "" ? null : rule;
+  const enabled = body.boolean("smart_rule_enabled");
+  if (enabled !== undefined) out.smartRuleEnabled = enabled;
+  const watchdog = body.integer("watchdog_mins", { min: 0, max: 525_600 });
+  if (watchdog !== undefined) out.watchdogMins = watchdog;
+  const assurance = body.object("connectivity_assurance");
+  if (assurance) {
+    const value = assurance.enabled;
+    if (value !== undefined && value !== null && typeof value !== "boolean") {
+      throw errors.fieldType("connectivity_assurance.enabled", "true, false or null");
+    }
+    out.connectivityAssurance = (value as boolean | null | undefined) ?? null;
+  }
+  return out;
+}
+
+/** Fleets of a project: create, list, get, update (with membership), delete. */
+export function registerFleetRoutes(router: HubRouter): void {
+  const { store, ids } = router.services;
+  const P = "/v1/projects/:projectUID";
+
+  router.project("GET", `${P}/fleets`, "viewer", async (ctx) => {
+    const fleets = await store.projects.listFleets(ctx.project.uid);
+    const env = await store.env.forProject(ctx.project.uid);
+    return { fleets: fleets.map((f) => fleetView(f, env.fleets.get(f.uid) ?? [])) };
+  });
+
+  router.project(
+    "POST",
+    `${P}/fleets`,
+    "developer",
+    async (ctx) => {
+      const settings = fleetSettings(ctx.body());
+      if (settings.label === undefined) throw errors.fieldRequired("label");
+      const fleet: FleetRecord = {
+        uid: ids.fleetUid(),
+        projectUid: ctx.project.uid,
+        label: settings.label,
+        created: ctx.now,
+        smartRule: settings.smartRule ?? null,
+        smartRuleEnabled: settings.smartRuleEnabled ?? false,
+        watchdogMins: settings.watchdogMins ?? 0,
+        connectivityAssurance: settings.connectivityAssurance ?? null,
+      };
+      await store.projects.createFleet(fleet);
+      return fleetView(fleet, []);
+    },
+    { status: 201 },
+  );
+
+  router.project("GET", `${P}/fleets/:fleetUID`, "viewer", async (ctx) => {
+    const fleet = await resolveFleet(ctx, ctx.params.fleetUID!);
+    return fleetView(fleet, await store.env.get({ kind: "fleet", uid: fleet.uid }));
+  });
+
+  router.project("PUT", `${P}/fleets/:fleetUID`, "developer", async (ctx) => {
+    const fleet = await resolveFleet(ctx, ctx.params.fleetUID!);
+    const body = ctx.body();
+    const settings = fleetSettings(body);
+    const resolveAll = async (name: string): Promise<string[]> => {
+      const uids = body.stringArray(name, { max: 10_000 }) ?? [];
+      const out: string[] = [];
+      for (const uid of uids) out.push((await resolveDevice(ctx, uid)).uid);
+      return out;
+    };
+    const add = await resolveAll("addDevices");
+    const remove = await resolveAll("removeDevices");
+    try {
+      const updated = await store.projects.updateFleet(fleet.uid, settings, { add, remove });
+      return fleetView(updated, await store.env.get({ kind: "fleet", uid: fleet.uid }));
+    } catch (e) {
+      if (e instanceof StoreError && e.code === "not-found") throw errors.fleetNotFound(fleet.uid);
+      throw e;
+    }
+  });
+
+  router.project("DELETE", `${P}/fleets/:fleetUID`, "developer", async (ctx) => {
+    const fleet = await resolveFleet(ctx, ctx.params.fleetUID!);
+    await store.projects.deleteFleet(fleet.uid);
+    ctx.reply.code(204);
+    return undefined;
+  });
+}

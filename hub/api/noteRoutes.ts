@@ -1,0 +1,311 @@
+import { decodeBase64 } from "../../firmware/base64.js";
+import type { NotefileKind } from "../../firmware/storage/NotefileKind.js";
+import * as errors from "../errors.js";
+import type { HttpError } from "../HttpError.js";
+import {
+  DEVICE_SYNC_TRACKER,
+  type DeviceRecord,
+  type JsonObject,
+  type NoteRecord,
+} from "../store/records.js";
+import { StoreError } from "../store/StoreError.js";
+import type { BodyReader } from "./BodyReader.js";
+import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import { checkNoteId, checkTracker, hubNotefile } from "./notefileRules.js";
+import { resolveDevice } from "./resolve.js";
+import { listedNoteView, noteView } from "./views.js";
+
+/** Store refusals as HTTP errors (the tags stay in the text, as on the module). */
+function storeError(e: unknown): never {
+  if (e instanceof StoreError) {
+    const map: Partial<Record<StoreError["code"], (text: string) => HttpError>> = {
+      "note-exists": errors.noteExists,
+      "note-noexist": errors.noteMissing,
+      "notefile-exists": errors.notefileExists,
+      "notefile-noexist": errors.notefileMissing,
+    };
+    const make = map[e.code];
+    if (make) throw make(e.message);
+  }
+  throw e;
+}
+
+/** `{body, payload}` of a note request; at least one is required. */
+function noteContent(body: BodyReader): { body: JsonObject | null; payload: string | null } {
+  const content = body.object("body") ?? null;
+  const payload = body.string("payload") ?? null;
+  if (payload !== null && decodeBase64(payload) === undefined) throw errors.payloadNotBase64();
+  if (content === null && (payload === null || payload === "")) throw errors.noteNeedsContent();
+  return { body: content, payload: payload === "" ? null : payload };
+}
+
+function notesMap(notes: NoteRecord[]): JsonObject {
+  const out: JsonObject = {};
+  for (const n of notes) out[n.noteId] = noteView(n);
+  return out;
+}
+
+/** Notes and notefiles of a device's hub-side replica (interface B's datafile rules). */
+export function registerNoteRoutes(router: HubRouter): void {
+  const { store, ids } = router.services;
+  const D = "/v1/projects/:projectUID/devices/:deviceUID";
+
+  /** A hub-side change is an event of the device's project, as on the hosted service. */
+  const recordEvent = async (
+    ctx: ProjectContext,
+    device: DeviceRecord,
+    file: string,
+    kind: NotefileKind,
+    req: "note.add" | "note.update" | "note.delete",
+    note: NoteRecord | { noteId: string; body: null; payload: null; updates: number },
+  ): Promise<void> => {
+    const received = ctx.now / 1000;
+    const data: JsonObject = {
+      req,
+      app: ctx.project.uid,
+      product: device.productUid,
+      best_id: device.serialNumber ?? device.uid,
+      updates: note.updates,
+    };
+    if (device.serialNumber) data.sn = device.serialNumber;
+    if (!kind.queue) data.note = note.noteId;
+    if (note.body !== null) data.body = note.body;
+    if (note.payload !== null) data.payload = note.payload;
+    await store.telemetry.addEvent({
+      uid: ids.uuid(),
+      projectUid: ctx.project.uid,
+      deviceUid: device.uid,
+      sessionUid: null,
+      file,
+      received,
+      whenSec: Math.floor(received),
+      data,
+    });
+  };
+
+  const target = async (
+    ctx: ProjectContext,
+    use: "read" | "write",
+  ): Promise<[DeviceRecord, string, NotefileKind]> => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const file = ctx.params.notefileID!;
+    return [device, file, hubNotefile(file, use)];
+  };
+
+  // Add QI Note: append to an inbound queue.
+  router.project("POST", `${D}/notes/:notefileID`, "developer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "write");
+    if (!kind.queue) throw errors.noteIdRequired(file);
+    const content = noteContent(ctx.body());
+    const note = await store.notefiles
+      .addNote(device.uid, file, { noteId: null, ...content }, ctx.now)
+      .catch(storeError);
+    await recordEvent(ctx, device, file, kind, "note.add", note);
+    return {};
+  });
+
+  // Add DB Note (`-` creates the empty notefile).
+  router.project("POST", `${D}/notes/:notefileID/:noteID`, "developer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "write");
+    if (kind.queue) throw errors.noteIdNotAllowed(file);
+    const noteId = ctx.params.noteID!;
+    if (noteId === "-") {
+      if (!(await store.notefiles.getNotefile(device.uid, file))) {
+        await store.notefiles.createNotefile(device.uid, file, ctx.now).catch(storeError);
+      }
+      return {};
+    }
+    checkNoteId(noteId);
+    const content = noteContent(ctx.body());
+    const note = await store.notefiles
+      .addNote(device.uid, file, { noteId, ...content }, ctx.now)
+      .catch(storeError);
+    await recordEvent(ctx, device, file, kind, "note.add", note);
+    return {};
+  });
+
+  // Update DB Note: replaces body and payload; a database note is created if missing.
+  router.project("PUT", `${D}/notes/:notefileID/:noteID`, "developer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "write");
+    const noteId = ctx.params.noteID!;
+    checkNoteId(noteId);
+    const content = noteContent(ctx.body());
+    const note = await store.notefiles
+      .updateNote(device.uid, file, noteId, content, ctx.now, !kind.queue)
+      .catch(storeError);
+    await recordEvent(ctx, device, file, kind, "note.update", note);
+    return {};
+  });
+
+  // Delete Note: a database note leaves a tombstone (the module must learn of it); a queued
+  // inbound note is simply withdrawn.
+  router.project("DELETE", `${D}/notes/:notefileID/:noteID`, "developer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "write");
+    const noteId = ctx.params.noteID!;
+    checkNoteId(noteId);
+    const before = await store.notefiles.getNote(device.uid, file, noteId);
+    await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
+    if (!kind.queue) {
+      await recordEvent(ctx, device, file, kind, "note.delete", {
+        noteId,
+        body: null,
+        payload: null,
+        updates: (before?.updates ?? 0) + 1,
+      });
+    }
+    return {};
+  });
+
+  const getNote = async (
+    ctx: ProjectContext,
+    device: DeviceRecord,
+    file: string,
+    kind: NotefileKind,
+    noteId: string,
+  ) => {
+    checkNoteId(noteId);
+    const note = await store.notefiles.getNote(device.uid, file, noteId);
+    const wantDeleted = ctx.query.bool("deleted", false);
+    const take = ctx.query.bool("delete", false);
+    if (!note) {
+      if (!(await store.notefiles.getNotefile(device.uid, file))) {
+        throw errors.notefileMissing(`{notefile-noexist} notefile does not exist: ${file}`);
+      }
+      throw errors.noteMissing(`{note-noexist} note not found: ${noteId}`);
+    }
+    if (note.deleted && !wantDeleted)
+      throw errors.noteMissing(`note has been deleted: ${noteId} {note-noexist}`);
+    if (take && !note.deleted) {
+      await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
+    }
+    return noteView(note);
+  };
+
+  // Get DB Note.
+  router.project("GET", `${D}/notes/:notefileID/:noteID`, "viewer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "read");
+    if (ctx.query.bool("delete", false) && ctx.role === "viewer")
+      throw errors.roleTooLow("developer", ctx.role);
+    return getNote(ctx, device, file, kind, ctx.params.noteID!);
+  });
+
+  const changes = async (ctx: ProjectContext, device: DeviceRecord, file: string, kind: NotefileKind) => {
+    const tracker = ctx.query.string("tracker") ?? null;
+    if (tracker !== null) checkTracker(tracker);
+    const take = ctx.query.bool("delete", false);
+    if (take && ctx.role === "viewer") throw errors.roleTooLow("developer", ctx.role);
+    const result = await store.notefiles
+      .changes(
+        device.uid,
+        file,
+        {
+          tracker,
+          max: ctx.query.int("max", { min: 0, max: 1_000_000 }) ?? 0,
+          start: ctx.query.bool("start", false),
+          stop: ctx.query.bool("stop", false),
+          includeDeleted: ctx.query.bool("deleted", false),
+          deleteReturned: take,
+          tombstoneOnDelete: !kind.queue,
+        },
+        ctx.now,
+      )
+      .catch(storeError);
+    const out: JsonObject = {};
+    if (result.changes !== undefined) out.changes = result.changes;
+    out.total = result.total;
+    out.notes = notesMap(result.notes);
+    return out;
+  };
+
+  // Get Notefile (current definition): the queued notes of a .qi, every note of a .db.
+  router.project("GET", `${D}/notes/:notefileID`, "viewer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "read");
+    return changes(ctx, device, file, kind);
+  });
+
+  // Older client: incremental changes with a tracker. The current definition reads this path as
+  // the note named "changes"; a database that has such a note gets it when no tracker argument
+  // is given.
+  router.project("GET", `${D}/notes/:notefileID/changes`, "viewer", async (ctx) => {
+    const [device, file, kind] = await target(ctx, "read");
+    const trackerArgs = ["tracker", "max", "start", "stop"].some((a) => ctx.query.has(a));
+    if (!trackerArgs && !kind.queue && (await store.notefiles.getNote(device.uid, file, "changes"))) {
+      return getNote(ctx, device, file, kind, "changes");
+    }
+    return changes(ctx, device, file, kind);
+  });
+
+  // Create Notefile.
+  router.project("POST", `${D}/notefiles/:notefileID`, "developer", async (ctx) => {
+    const [device, file] = await target(ctx, "write");
+    await store.notefiles.createNotefile(device.uid, file, ctx.now).catch(storeError);
+    return {};
+  });
+
+  const fileFilter = (ctx: ProjectContext): Set<string> | null => {
+    const names = ctx.query.list("files", { comma: true });
+    for (const name of names) hubNotefile(name, "read");
+    return names.length > 0 ? new Set(names) : null;
+  };
+
+  // List Notefiles (current definition): each .qi/.db notefile with its notes.
+  router.project("GET", `${D}/files`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const only = fileFilter(ctx);
+    const pendingOnly = ctx.query.bool("pending", false);
+    const summaries = new Map(
+      (await store.notefiles.summaries(device.uid, DEVICE_SYNC_TRACKER)).map((s) => [s.fileId, s]),
+    );
+    const out: JsonObject[] = [];
+    for (const nf of await store.notefiles.listNotefiles(device.uid)) {
+      if (only && !only.has(nf.fileId)) continue;
+      const summary = summaries.get(nf.fileId);
+      if (pendingOnly && (summary?.changes ?? 0) === 0) continue;
+      const notes = await store.notefiles.listNotes(device.uid, nf.fileId, { includeDeleted: false });
+      const firstPending = summary?.since ?? 1;
+      const listed = notes
+        .map((n) => ({ n, pending: n.change >= firstPending }))
+        .filter(({ pending }) => pending || !pendingOnly);
+      out.push({ id: nf.fileId, notes: listed.map(({ n, pending }) => listedNoteView(n, pending)) });
+    }
+    return out;
+  });
+
+  const fileChanges = async (device: DeviceRecord, tracker: string | null, only: Set<string> | null) => {
+    const info: JsonObject = {};
+    let total = 0;
+    let changed = 0;
+    for (const s of await store.notefiles.summaries(device.uid, tracker)) {
+      if (only && !only.has(s.fileId)) continue;
+      total += s.total;
+      changed += s.changes;
+      info[s.fileId] = tracker === null ? { total: s.total } : { total: s.total, changes: s.changes };
+    }
+    return { info, total, changed };
+  };
+
+  // Older client: file.changes on the hub replica.
+  router.project("GET", `${D}/files/changes`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const tracker = ctx.query.string("tracker") ?? null;
+    if (tracker !== null) checkTracker(tracker);
+    const { info, total, changed } = await fileChanges(device, tracker, fileFilter(ctx));
+    return tracker === null ? { total, info } : { total, changes: changed, info };
+  });
+
+  // Older client: what is waiting to go down to the module.
+  router.project("GET", `${D}/files/changes/pending`, "viewer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const { info, total, changed } = await fileChanges(device, DEVICE_SYNC_TRACKER, null);
+    return { total, changes: changed, pending: changed > 0, info };
+  });
+
+  // Delete Notefiles (all or nothing).
+  router.project("DELETE", `${D}/files`, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const files = ctx.body().stringArray("files", { required: true, max: 1000 })!;
+    for (const file of files) hubNotefile(file, "write");
+    await store.notefiles.deleteNotefiles(device.uid, files, ctx.now).catch(storeError);
+    return {};
+  });
+}

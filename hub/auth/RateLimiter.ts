@@ -1,0 +1,129 @@
+import type { Clock } from "../../firmware/Clock.js";
+
+/** Requests allowed per billing account; the spec's defaults are 7 a minute and 10,200 a day. */
+export interface RateLimits {
+  perMinute: number;
+  perDay: number;
+}
+
+export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 7, perDay: 10_200 };
+
+export type RateDecision =
+  { allowed: true } | { allowed: false; retryAfterSeconds: number; window: "minute" | "day" };
+
+/**
+ * Counts requests in a sliding window made of fixed buckets (the window's resolution): at most
+ * `limit` requests in any `windowMs`, exact to one bucket.
+ */
+class SlidingWindow {
+  readonly #ids: Float64Array;
+  readonly #counts: Uint32Array;
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    readonly bucketMs: number,
+  ) {
+    const buckets = Math.ceil(windowMs / bucketMs);
+    this.#ids = new Float64Array(buckets).fill(-1);
+    this.#counts = new Uint32Array(buckets);
+  }
+
+  /** Milliseconds until one more request fits, 0 when it fits now. */
+  wait(now: number): number {
+    const current = Math.floor(now / this.bucketMs);
+    const n = this.#ids.length;
+    const live: { id: number; count: number }[] = [];
+    let total = 0;
+    for (let slot = 0; slot < n; slot++) {
+      const id = this.#ids[slot]!;
+      if (id > current - n && id <= current && this.#counts[slot]! > 0) {
+        live.push({ id, count: this.#counts[slot]! });
+        total += this.#counts[slot]!;
+      }
+    }
+    if (total < this.limit) return 0;
+    // Oldest buckets leave the window first; find the one whose departure makes room.
+    live.sort((a, b) => a.id - b.id);
+    let excess = total - this.limit + 1;
+    for (const bucket of live) {
+      excess -= bucket.count;
+      if (excess <= 0) return (bucket.id + n) * this.bucketMs - now;
+    }
+    return this.windowMs;
+  }
+
+  record(now: number): void {
+    const id = Math.floor(now / this.bucketMs);
+    const slot = id % this.#ids.length;
+    if (this.#ids[slot] !== id) {
+      this.#ids[slot] = id;
+      this.#counts[slot] = 0;
+    }
+    this.#counts[slot]!++;
+  }
+}
+
+/**
+ * Per-account request limits on the injected clock. Windows slide: a minute in one-second
+ * buckets and a day in one-minute buckets. Refused requests are not counted. State lives in
+ * memory, so it starts afresh when the hub restarts.
+ */
+export class RateLimiter {
+  readonly #accounts = new Map<string, { minute: SlidingWindow; day: SlidingWindow }>();
+
+  constructor(
+    private readonly clock: Clock,
+    readonly limits: RateLimits | false,
+  ) {
+    if (limits) {
+      for (const [name, value] of Object.entries(limits)) {
+        if (!Number.isInteger(value) || value < 1)
+          throw new Error(`rate limit ${name} must be a positive integer`);
+      }
+    }
+  }
+
+  /** Counts one request of `account` if it is within the limits. */
+  take(account: string): RateDecision {
+    if (!this.limits) return { allowed: true };
+    let windows = this.#accounts.get(account);
+    if (!windows) {
+      windows = {
+        minute: new SlidingWindow(this.limits.perMinute, 60_000, 1_000),
+        day: new SlidingWindow(this.limits.perDay, 86_400_000, 60_000),
+      };
+      this.#accounts.set(account, windows);
+    }
+    const now = this.clock.now();
+    const minuteWait = windows.minute.wait(now);
+    const dayWait = windows.day.wait(now);
+    if (minuteWait > 0 || dayWait > 0) {
+      const window = dayWait > minuteWait ? "day" : "minute";
+      return {
+        allowed: false,
+        retryAfterSeconds: Math.max(1, Math.ceil(Math.max(minuteWait, dayWait) / 1000)),
+        window,
+      };
+    }
+    windows.minute.record(now);
+    windows.day.record(now);
+    return { allowed: true };
+  }
+}
+
+/** Parses `off` or `7/min,10200/day` (either part may be left out; the other keeps its default). */
+export function parseRateLimits(text: string): RateLimits | false {
+  const trimmed = text.trim().toLowerCase();
+  if (trimmed === "off" || trimmed === "none" || trimmed === "0") return false;
+  const limits = { ...DEFAULT_RATE_LIMITS };
+  for (const part of trimmed.split(",")) {
+    const m = /^(\d+)\s*\/\s*(min|minute|day)$/.exec(part.trim());
+    if (!m || Number(m[1]) < 1) {
+      throw new Error(`rate limit "${part.trim()}" is not N/min or N/day (or "off")`);
+    }
+    if (m[2] === "day") limits.perDay = Number(m[1]);
+    else limits.perMinute = Number(m[1]);
+  }
+  return limits;
+}

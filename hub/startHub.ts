@@ -1,0 +1,262 @@
+import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
+import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
+import type { AddressInfo } from "node:net";
+import { hostname } from "node:os";
+import { join, resolve } from "node:path";
+import type { FastifyInstance } from "fastify";
+import type { Logger } from "pino";
+import type { Clock } from "../firmware/Clock.js";
+import { SystemClock } from "../hil/SystemClock.js";
+import type { HubServices } from "./api/HubRouter.js";
+import { DEFAULT_RATE_LIMITS, type RateLimits } from "./auth/RateLimiter.js";
+import { hashPassword, newPassword } from "./auth/secrets.js";
+import { bootstrapHub, bootstrapState, createPersonalAccessToken } from "./bootstrap.js";
+import { buildHubApp } from "./HubApp.js";
+import { HubIds } from "./HubIds.js";
+import { parseHostPort, urlHost } from "./HostPort.js";
+import type { HubStore } from "./store/HubStore.js";
+import { SqliteHubStore } from "./store/sqlite/SqliteHubStore.js";
+import { CertificateAuthority, certificateCovers } from "./tls/CertificateAuthority.js";
+
+export const DEFAULT_LISTEN = "127.0.0.1:7480";
+export const DEFAULT_TLS_LISTEN = "127.0.0.1:7443";
+
+/** The contents of `D/credentials.json` (DESIGN: command-line contract). */
+export interface HubCredentials {
+  hub_url: string;
+  hub_tls_url: string | null;
+  ca_cert: string | null;
+  project_uid: string;
+  product_uid: string;
+  token: string;
+  username: string;
+  password: string;
+}
+
+export interface StartHubOptions {
+  /** State directory: hub.db, tls/, credentials.json. Created if missing. */
+  dir: string;
+  /** Plain HTTP `HOST:PORT` (default 127.0.0.1:7480; port 0 picks a free port). */
+  listen?: string;
+  /** HTTPS `HOST:PORT` (default 127.0.0.1:7443), or false for none. */
+  tlsListen?: string | false;
+  clock?: Clock;
+  /** pino logger for requests and faults; omitted or false logs nothing. */
+  log?: Logger | false;
+  /** Per-billing-account limits (default 7/min and 10,200/day); false turns them off. */
+  rateLimits?: RateLimits | false;
+  ids?: HubIds;
+}
+
+export interface RunningHub {
+  readonly url: string;
+  readonly tlsUrl: string | null;
+  readonly credentials: HubCredentials;
+  readonly credentialsPath: string;
+  /** True when this start created the admin, project and token. */
+  readonly bootstrapped: boolean;
+  readonly store: HubStore;
+  readonly app: FastifyInstance;
+  readonly services: HubServices;
+  /** Stops listening, finishes in-flight requests, closes the database. Safe to call twice. */
+  close(): Promise<void>;
+}
+
+/** Writes a file readable by its owner only, atomically (temp file, then rename). */
+async function writePrivateFile(path: string, text: string): Promise<void> {
+  const temp = `${path}.${process.pid}.tmp`;
+  await writeFile(temp, text, { mode: 0o600 });
+  await chmod(temp, 0o600);
+  await rename(temp, path);
+}
+
+async function readText(path: string): Promise<string | undefined> {
+  try {
+    return await readFile(path, "utf8");
+  } catch (e) {
+    if ((e as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+    throw e;
+  }
+}
+
+/** The CA (made once) and a server certificate covering `hosts` (re-issued when it does not). */
+async function tlsMaterial(
+  dir: string,
+  hosts: string[],
+  now: number,
+): Promise<{ key: string; cert: string; caPath: string }> {
+  const tlsDir = join(dir, "tls");
+  await mkdir(tlsDir, { recursive: true, mode: 0o700 });
+  const caPath = join(tlsDir, "ca.pem");
+  const caKeyPath = join(tlsDir, "ca-key.pem");
+  const certPath = join(tlsDir, "server.pem");
+  const keyPath = join(tlsDir, "server-key.pem");
+  const caCert = await readText(caPath);
+  const caKey = await readText(caKeyPath);
+  let ca: CertificateAuthority;
+  let fresh = false;
+  if (caCert && caKey) {
+    ca = await CertificateAuthority.load({ cert: caCert, key: caKey });
+  } else {
+    ca = await CertificateAuthority.create(now);
+    await writePrivateFile(caKeyPath, ca.pem.key);
+    await writeFile(caPath, ca.pem.cert, { mode: 0o644 });
+    fresh = true;
+  }
+  const cert = await readText(certPath);
+  const key = await readText(keyPath);
+  if (!fresh && cert && key && certificateCovers(cert, hosts, now)) return { cert, key, caPath };
+  const issued = await ca.issueServerCertificate(hosts, now);
+  await writePrivateFile(keyPath, issued.key);
+  await writeFile(certPath, issued.cert, { mode: 0o644 });
+  return { ...issued, caPath };
+}
+
+function listenOn(server: HttpServer | HttpsServer, host: string, port: number): Promise<AddressInfo> {
+  return new Promise((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, host, () => {
+      server.off("error", reject);
+      resolve(server.address() as AddressInfo);
+    });
+  });
+}
+
+/**
+ * Starts the hub: opens (or creates) `dir/hub.db`, bootstraps it on first start, serves the HTTP
+ * API on `listen` and, with a certificate from its own CA, on `tlsListen`, and writes
+ * `dir/credentials.json`. `cardsim hub` and `cardsim up` both start it through here.
+ */
+export async function startHub(options: StartHubOptions): Promise<RunningHub> {
+  const clock = options.clock ?? new SystemClock();
+  const ids = options.ids ?? new HubIds();
+  const listen = parseHostPort(options.listen ?? DEFAULT_LISTEN, "--listen");
+  const tlsListen =
+    options.tlsListen === false
+      ? undefined
+      : parseHostPort(options.tlsListen ?? DEFAULT_TLS_LISTEN, "--tls-listen");
+  await mkdir(options.dir, { recursive: true, mode: 0o700 });
+  const store = new SqliteHubStore(join(options.dir, "hub.db"));
+
+  let httpServer: HttpServer | undefined;
+  let httpsServer: HttpsServer | undefined;
+  let app: FastifyInstance | undefined;
+  try {
+    const tls = tlsListen
+      ? await tlsMaterial(
+          options.dir,
+          [
+            "localhost",
+            "127.0.0.1",
+            "::1",
+            ...(["0.0.0.0", "::"].includes(tlsListen.host) ? [hostname()] : [tlsListen.host]),
+          ],
+          clock.now(),
+        )
+      : undefined;
+
+    let publicUrl = "";
+    const built = await buildHubApp({
+      store,
+      clock,
+      ids,
+      rateLimits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+      logger: options.log ?? false,
+      publicUrl: () => publicUrl,
+      // One app, two servers: the same handler answers plain HTTP and HTTPS.
+      serverFactory: (handler) => {
+        httpServer = createHttpServer(handler);
+        if (tls) httpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, handler);
+        return httpServer;
+      },
+    });
+    app = built.app;
+
+    const address = await listenOn(httpServer!, listen.host, listen.port);
+    const url = `http://${urlHost(listen.host)}:${address.port}`;
+    let tlsUrl: string | null = null;
+    if (httpsServer && tlsListen) {
+      const tlsAddress = await listenOn(httpsServer, tlsListen.host, tlsListen.port);
+      const host = urlHost(tlsListen.host);
+      tlsUrl = `https://${host === "127.0.0.1" ? "localhost" : host}:${tlsAddress.port}`;
+    }
+    publicUrl = tlsUrl ?? url;
+
+    // Credentials: made on first start; later starts refresh the URLs and keep the secrets.
+    const credentialsPath = join(options.dir, "credentials.json");
+    let state = await bootstrapState(store);
+    let bootstrapped = false;
+    let secrets: { token: string; password: string } | undefined;
+    if (!state) {
+      const made = await bootstrapHub(store, ids, clock);
+      state = made.state;
+      secrets = { token: made.token, password: made.password };
+      bootstrapped = true;
+    } else {
+      const previous = await readText(credentialsPath);
+      try {
+        const parsed = previous ? (JSON.parse(previous) as Partial<HubCredentials>) : undefined;
+        if (parsed?.token && parsed.password) secrets = { token: parsed.token, password: parsed.password };
+      } catch {
+        secrets = undefined;
+      }
+      if (!secrets) {
+        // The file was lost: its secrets exist nowhere else, so issue a new token and password.
+        const user = await store.accounts.getUser(state.user_uid);
+        if (!user) throw new Error(`hub database in ${options.dir} lost its admin user; use another --dir`);
+        const password = newPassword();
+        await store.accounts.setPasswordHash(user.uid, await hashPassword(password));
+        const { token } = await createPersonalAccessToken(store, ids, clock, {
+          userUid: user.uid,
+          name: "credentials.json (re-created)",
+        });
+        secrets = { token, password };
+      }
+    }
+    const credentials: HubCredentials = {
+      hub_url: url,
+      hub_tls_url: tlsUrl,
+      ca_cert: tls ? resolve(tls.caPath) : null,
+      project_uid: state.project_uid,
+      product_uid: state.product_uid,
+      token: secrets.token,
+      username: state.username,
+      password: secrets.password,
+    };
+    await writePrivateFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`);
+
+    let closing: Promise<void> | undefined;
+    const finalApp = app;
+    const finalHttp = httpServer!;
+    const finalHttps = httpsServer;
+    return {
+      url,
+      tlsUrl,
+      credentials,
+      credentialsPath,
+      bootstrapped,
+      store,
+      app: finalApp,
+      services: built.services,
+      close() {
+        closing ??= (async () => {
+          // Stop accepting, let in-flight requests finish, then drop idle keep-alive sockets.
+          const servers = [finalHttp, ...(finalHttps ? [finalHttps] : [])];
+          const closed = servers.map((s) => new Promise<void>((resolve) => s.close(() => resolve())));
+          for (const s of servers) s.closeIdleConnections();
+          await finalApp.close();
+          await Promise.all(closed);
+          await store.close();
+        })();
+        return closing;
+      },
+    };
+  } catch (e) {
+    httpServer?.close();
+    httpsServer?.close();
+    await app?.close().catch(() => undefined);
+    await store.close();
+    throw e;
+  }
+}

@@ -1,0 +1,257 @@
+import type {
+  AccessTokenRecord,
+  DescriptionRecord,
+  DeviceFilter,
+  DeviceInput,
+  DeviceRecord,
+  EnvScope,
+  EnvVarRecord,
+  EventRecord,
+  FleetRecord,
+  HealthLogRecord,
+  JsonObject,
+  NoteRecord,
+  NotefileRecord,
+  OAuthClientRecord,
+  OrganizationRecord,
+  OrgRole,
+  Page,
+  PageResult,
+  ProductRecord,
+  ProjectRecord,
+  ProjectRole,
+  SessionRecord,
+  SignalRecord,
+  TokenKind,
+  UserRecord,
+} from "./records.js";
+
+/**
+ * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is
+ * asynchronous and atomic on its own so that a PostgreSQL backend can implement the same
+ * interface. Refusals the API reports (a duplicate note, a missing notefile) are thrown as
+ * `StoreError` with a code; anything else thrown is a fault.
+ */
+export interface HubStore {
+  readonly accounts: AccountStore;
+  readonly projects: ProjectStore;
+  readonly devices: DeviceStore;
+  readonly env: EnvStore;
+  readonly notefiles: NotefileStore;
+  readonly telemetry: TelemetryStore;
+  readonly descriptions: DescriptionStore;
+  readonly credentials: CredentialStore;
+  /** Small key/value settings of the hub itself (bootstrap state). */
+  getMeta(key: string): Promise<string | undefined>;
+  setMeta(key: string, value: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export interface AccountStore {
+  createUser(user: UserRecord): Promise<void>;
+  getUser(uid: string): Promise<UserRecord | undefined>;
+  getUserByUsername(username: string): Promise<UserRecord | undefined>;
+  listUsers(): Promise<UserRecord[]>;
+  setPasswordHash(uid: string, passwordHash: string): Promise<void>;
+  createOrganization(org: OrganizationRecord): Promise<void>;
+  getOrganization(uid: string): Promise<OrganizationRecord | undefined>;
+  setOrgMember(orgUid: string, userUid: string, role: OrgRole): Promise<void>;
+  getOrgRole(orgUid: string, userUid: string): Promise<OrgRole | undefined>;
+  /** Organizations the user belongs to, oldest first. */
+  listOrganizationsOf(userUid: string): Promise<{ org: OrganizationRecord; role: OrgRole }[]>;
+}
+
+export interface ProjectStore {
+  createProject(project: ProjectRecord): Promise<void>;
+  getProject(uid: string): Promise<ProjectRecord | undefined>;
+  listProjects(): Promise<ProjectRecord[]>;
+  setMember(projectUid: string, userUid: string, role: ProjectRole): Promise<void>;
+  removeMember(projectUid: string, userUid: string): Promise<void>;
+  getRole(projectUid: string, userUid: string): Promise<ProjectRole | undefined>;
+  /** Projects the user is a member of, oldest first. */
+  listProjectsOf(userUid: string): Promise<{ project: ProjectRecord; role: ProjectRole }[]>;
+  listMembers(projectUid: string): Promise<{ user: UserRecord; role: ProjectRole }[]>;
+
+  /** Throws `conflict` when the product UID is taken. */
+  createProduct(product: ProductRecord): Promise<void>;
+  getProduct(uid: string): Promise<ProductRecord | undefined>;
+  listProducts(projectUid: string): Promise<ProductRecord[]>;
+  /** Throws `conflict` while devices still use the product. */
+  deleteProduct(uid: string): Promise<void>;
+
+  createFleet(fleet: FleetRecord): Promise<void>;
+  getFleet(uid: string): Promise<FleetRecord | undefined>;
+  listFleets(projectUid: string): Promise<FleetRecord[]>;
+  /** Updates the given fields and membership in one transaction; returns the new record. */
+  updateFleet(
+    uid: string,
+    changes: Partial<Omit<FleetRecord, "uid" | "projectUid" | "created">>,
+    membership?: { add: string[]; remove: string[] },
+  ): Promise<FleetRecord>;
+  /** Removes the fleet, its memberships and its environment variables. */
+  deleteFleet(uid: string): Promise<void>;
+}
+
+export interface DeviceStore {
+  /** Creates the device or updates the given fields of an existing one. */
+  putDevice(device: DeviceInput): Promise<DeviceRecord>;
+  getDevice(uid: string): Promise<DeviceRecord | undefined>;
+  /** Devices of a project with this serial number. */
+  findBySerial(projectUid: string, serialNumber: string): Promise<DeviceRecord[]>;
+  listDevices(projectUid: string, filter: DeviceFilter, page: Page): Promise<PageResult<DeviceRecord>>;
+  countDevices(projectUid: string): Promise<number>;
+  /**
+   * Removes the device with its memberships, variables, notefiles and pending signals; with
+   * `purge` also its events, sessions and health log.
+   */
+  deleteDevice(uid: string, purge: boolean): Promise<void>;
+  setDisabled(uid: string, disabled: boolean): Promise<void>;
+  setConnectivityAssurance(uid: string, enabled: boolean): Promise<void>;
+  /** Adds (or removes) the device to (from) fleets; returns its fleet UIDs afterwards. */
+  addToFleets(uid: string, fleetUids: string[]): Promise<string[]>;
+  removeFromFleets(uid: string, fleetUids: string[]): Promise<string[]>;
+  listPublicKeys(projectUid: string, page: Page): Promise<PageResult<{ uid: string; key: string }>>;
+  queueSignal(deviceUid: string, body: JsonObject, now: number): Promise<SignalRecord>;
+  /** Pending signals, oldest first (the device sync takes and acknowledges them). */
+  pendingSignals(deviceUid: string): Promise<SignalRecord[]>;
+  acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void>;
+}
+
+export interface EnvStore {
+  get(scope: EnvScope): Promise<EnvVarRecord[]>;
+  /** Adds or replaces the given variables, keeping the others; returns the whole set. */
+  set(scope: EnvScope, vars: Record<string, string>, now: number): Promise<EnvVarRecord[]>;
+  /** Removes one variable; false when it did not exist. */
+  delete(scope: EnvScope, key: string): Promise<boolean>;
+  /** Every variable of a project at every level, for hierarchy views. */
+  forProject(projectUid: string): Promise<{
+    project: EnvVarRecord[];
+    fleets: Map<string, EnvVarRecord[]>;
+    devices: Map<string, EnvVarRecord[]>;
+    defaults: Map<string, EnvVarRecord[]>;
+  }>;
+}
+
+/** What a changes query returns (the module's note.changes semantics on the hub replica). */
+export interface ChangesResult {
+  /** Changes still pending for the tracker after this batch (only when a tracker was given). */
+  changes: number | undefined;
+  total: number;
+  notes: NoteRecord[];
+}
+
+export interface NotefileStore {
+  /** Live notefiles of a device with their note totals, by name. */
+  listNotefiles(deviceUid: string): Promise<NotefileRecord[]>;
+  getNotefile(deviceUid: string, fileId: string): Promise<NotefileRecord | undefined>;
+  /** Throws `notefile-exists`. */
+  createNotefile(deviceUid: string, fileId: string, now: number): Promise<void>;
+  /**
+   * Adds a note, creating the notefile if needed. A null `noteId` (queues) gets `1:<change>`.
+   * Throws `note-exists` when a live note has that ID; a tombstone is replaced.
+   */
+  addNote(
+    deviceUid: string,
+    fileId: string,
+    note: { noteId: string | null; body: JsonObject | null; payload: string | null },
+    now: number,
+  ): Promise<NoteRecord>;
+  /**
+   * Replaces a note's body and payload. A missing (or deleted) note is created when `create`,
+   * else `note-noexist` is thrown.
+   */
+  updateNote(
+    deviceUid: string,
+    fileId: string,
+    noteId: string,
+    content: { body: JsonObject | null; payload: string | null },
+    now: number,
+    create: boolean,
+  ): Promise<NoteRecord>;
+  /** `tombstone`: leave a deleted marker (databases); else remove (queues). Throws `note-noexist`. */
+  deleteNote(
+    deviceUid: string,
+    fileId: string,
+    noteId: string,
+    now: number,
+    tombstone: boolean,
+  ): Promise<void>;
+  /** The note, tombstones included. */
+  getNote(deviceUid: string, fileId: string, noteId: string): Promise<NoteRecord | undefined>;
+  /** Notes in change order; tombstones only when asked. */
+  listNotes(deviceUid: string, fileId: string, options: { includeDeleted: boolean }): Promise<NoteRecord[]>;
+  /**
+   * Incremental read with a tracker: `start` resets it, the batch is the `max` lowest-change
+   * notes at or above it, the tracker then moves past them; `stop` deletes it afterwards;
+   * `deleteReturned` deletes the returned notes. Without a tracker every note is returned.
+   * Throws `notefile-noexist`.
+   */
+  changes(
+    deviceUid: string,
+    fileId: string,
+    options: {
+      tracker: string | null;
+      max: number;
+      start: boolean;
+      stop: boolean;
+      includeDeleted: boolean;
+      deleteReturned: boolean;
+      tombstoneOnDelete: boolean;
+    },
+    now: number,
+  ): Promise<ChangesResult>;
+  /**
+   * Per live notefile: its live notes (`total`), the tracker's position (`since`, 1 when the
+   * tracker is absent or null) and the notes changed at or after it, tombstones included.
+   */
+  summaries(
+    deviceUid: string,
+    tracker: string | null,
+  ): Promise<{ fileId: string; total: number; since: number; changes: number }[]>;
+  /** Removes notefiles and their notes; throws `notefile-noexist` (and removes nothing) if one is missing. */
+  deleteNotefiles(deviceUid: string, fileIds: string[], now: number): Promise<void>;
+}
+
+export interface TelemetryStore {
+  addEvent(event: EventRecord): Promise<void>;
+  /** The newest event of each notefile of the device, newest first. */
+  latestEvents(deviceUid: string): Promise<EventRecord[]>;
+  /** Billable events of the organization's projects per UTC day in [from, to). */
+  billableEventsByDay(orgUid: string, fromMs: number, toMs: number): Promise<Map<number, number>>;
+  addSession(session: SessionRecord): Promise<void>;
+  /** Sessions of a device, newest first. */
+  listSessions(
+    deviceUid: string,
+    filter: { startSec?: number; endSec?: number; firstSyncOnly: boolean },
+    page: Page,
+  ): Promise<PageResult<SessionRecord>>;
+  addHealthLog(entry: HealthLogRecord): Promise<void>;
+  /** Health log entries, newest first. */
+  listHealthLog(
+    deviceUid: string,
+    filter: { startSec?: number; endSec?: number; types?: string[] },
+  ): Promise<HealthLogRecord[]>;
+}
+
+export interface DescriptionStore {
+  put(record: DescriptionRecord, content: Uint8Array): Promise<DescriptionRecord>;
+  get(name: string): Promise<{ record: DescriptionRecord; content: Uint8Array } | undefined>;
+  list(): Promise<DescriptionRecord[]>;
+  /** False when there was none. */
+  delete(name: string): Promise<boolean>;
+}
+
+export interface CredentialStore {
+  createToken(token: AccessTokenRecord): Promise<void>;
+  findTokenByHash(hash: string): Promise<AccessTokenRecord | undefined>;
+  getToken(uid: string): Promise<AccessTokenRecord | undefined>;
+  listTokens(kind: TokenKind): Promise<AccessTokenRecord[]>;
+  setTokenSuspended(uid: string, suspended: boolean): Promise<boolean>;
+  deleteToken(uid: string): Promise<boolean>;
+  touchToken(uid: string, now: number): Promise<void>;
+  /** Drops expired tokens (kept tidy on start and from time to time). */
+  purgeExpiredTokens(now: number): Promise<number>;
+  createOAuthClient(client: OAuthClientRecord): Promise<void>;
+  getOAuthClient(clientId: string): Promise<OAuthClientRecord | undefined>;
+  listOAuthClients(): Promise<OAuthClientRecord[]>;
+}

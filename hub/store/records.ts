@@ -1,0 +1,288 @@
+/**
+ * The hub's records as the store keeps them. Times are epoch milliseconds unless a name says
+ * otherwise (`...Sec`); the API layer turns them into the wire shapes (ISO strings, epoch seconds).
+ */
+
+export type ProjectRole = "owner" | "developer" | "viewer";
+export type OrgRole = "org_admin" | "billing_manager" | "project_creator" | "org_member";
+export type JsonObject = { [key: string]: unknown };
+
+export interface Contact {
+  name?: string;
+  email?: string;
+  role?: string;
+  organization?: string;
+}
+
+export interface UserRecord {
+  uid: string;
+  /** Login name (an e-mail address on the hosted service); unique, case-insensitive. */
+  username: string;
+  name: string;
+  email: string;
+  passwordHash: string;
+  /** Service staff: may write and delete global descriptions. */
+  staff: boolean;
+  created: number;
+}
+
+/** An organization; the deprecated billing-account API is a view of the same record. */
+export interface OrganizationRecord {
+  uid: string;
+  name: string;
+  ownerUid: string;
+  email: string;
+  contactUid: string;
+  suspended: boolean;
+  planType: "Essentials" | "Enterprise";
+  /** Billable events per calendar month (UTC) included in the plan. */
+  eventCapacity: number;
+  planStart: number;
+  planEnd: number | null;
+  created: number;
+}
+
+export interface ProjectRecord {
+  uid: string;
+  label: string;
+  orgUid: string;
+  created: number;
+  administrativeContact: Contact | null;
+  technicalContact: Contact | null;
+}
+
+export interface ProductRecord {
+  uid: string;
+  projectUid: string;
+  label: string;
+  disableDevicesByDefault: boolean;
+  autoProvisionFleets: string[] | null;
+  created: number;
+}
+
+export interface FleetRecord {
+  uid: string;
+  projectUid: string;
+  label: string;
+  created: number;
+  smartRule: string | null;
+  smartRuleEnabled: boolean;
+  watchdogMins: number;
+  connectivityAssurance: boolean | null;
+}
+
+/** A location as the device record shows it (`when` in epoch seconds). */
+export interface LocationRecord {
+  whenSec: number;
+  name: string;
+  country: string;
+  timezone: string;
+  latitude: number;
+  longitude: number;
+}
+
+export interface SimUsageRecord {
+  iccid?: string;
+  used?: number;
+  limit?: number;
+  lifetime_used?: number;
+  last_updated?: number;
+}
+
+/** Descriptive state of a device that the sync (and tests) fill in; stored as one document. */
+export interface DeviceDetails {
+  contact?: Contact | null;
+  towerInfo?: { mcc: number; mnc: number; lac: number; cell_id: number } | null;
+  gpsLocation?: LocationRecord | null;
+  towerLocation?: LocationRecord | null;
+  triangulatedLocation?: LocationRecord | null;
+  dfu?: JsonObject | null;
+  cellularUsage?: SimUsageRecord[] | null;
+  /** SIM plans as the plans endpoint shows them (CellularPlan shape). */
+  cellularPlans?: JsonObject[] | null;
+}
+
+export interface DeviceRecord {
+  uid: string;
+  projectUid: string;
+  productUid: string;
+  serialNumber: string | null;
+  provisioned: number;
+  lastActivity: number | null;
+  disabled: boolean;
+  sku: string | null;
+  /** Module firmware version as the module reports it (JSON text). */
+  firmwareModule: string | null;
+  /** Host firmware version (JSON text), if the host set one. */
+  firmwareHost: string | null;
+  voltage: number;
+  temperature: number;
+  tags: string[];
+  fleetUids: string[];
+  details: DeviceDetails;
+  publicKey: string | null;
+  /** True while the module holds an open continuous session (signals are delivered at once). */
+  connected: boolean;
+  connectivityAssurance: boolean;
+}
+
+/** Fields a caller may set when creating or updating a device (everything else keeps its value). */
+export type DeviceInput = Partial<Omit<DeviceRecord, "uid" | "projectUid" | "fleetUids" | "details">> & {
+  uid: string;
+  projectUid: string;
+  productUid: string;
+  fleetUids?: string[];
+  details?: DeviceDetails;
+};
+
+export interface DeviceFilter {
+  deviceUids?: string[];
+  serialNumbers?: string[];
+  tags?: string[];
+  fleetUids?: string[];
+  /** Numeric versions (`8.1`, `8.1.3.17004`); a device matches a full or leading-part version. */
+  moduleFirmware?: string[];
+  hostFirmware?: string[];
+  /** City, state or country; partial, case-insensitive. */
+  locations?: string[];
+  productUids?: string[];
+  skus?: string[];
+}
+
+export interface Page {
+  /** Rows to skip. */
+  offset: number;
+  /** Rows to return. */
+  limit: number;
+}
+
+export interface PageResult<T> {
+  items: T[];
+  hasMore: boolean;
+}
+
+export type EnvScope =
+  | { kind: "project"; uid: string }
+  | { kind: "fleet"; uid: string }
+  | { kind: "device"; uid: string }
+  /** Values the module declared with env.default (synced up from the device). */
+  | { kind: "device_default"; uid: string };
+
+export interface EnvVarRecord {
+  key: string;
+  value: string;
+  modified: number;
+}
+
+export interface SessionRecord {
+  uid: string;
+  deviceUid: string;
+  projectUid: string;
+  beganSec: number;
+  endedSec: number | null;
+  firstSync: boolean;
+  /** The full session document as the API returns it (DeviceSession shape). */
+  data: JsonObject;
+}
+
+export interface EventRecord {
+  uid: string;
+  projectUid: string;
+  deviceUid: string;
+  sessionUid: string | null;
+  file: string;
+  /** Epoch seconds, may be fractional. */
+  received: number;
+  /** Epoch seconds the device captured the event. */
+  whenSec: number;
+  /** The full event document as the API returns it (Event shape). */
+  data: JsonObject;
+}
+
+export interface HealthLogRecord {
+  deviceUid: string;
+  whenSec: number;
+  alert: boolean;
+  text: string;
+  /** `boot`, `dfu_completed`, or another kind. */
+  type: string;
+}
+
+/** One note of a device's hub-side notefile replica. */
+export interface NoteRecord {
+  noteId: string;
+  body: JsonObject | null;
+  /** Base64 text. */
+  payload: string | null;
+  /** Epoch seconds of the last change. */
+  timeSec: number;
+  change: number;
+  updates: number;
+  deleted: boolean;
+  /** Endpoint that made the last change: "1" the hub, "" the device. */
+  endpoint: string;
+}
+
+export interface NotefileRecord {
+  deviceUid: string;
+  fileId: string;
+  /** Change number the next modification will get. */
+  nextChange: number;
+  /** Notes that are not tombstones. */
+  total: number;
+  created: number;
+  modified: number;
+}
+
+export interface SignalRecord {
+  seq: number;
+  deviceUid: string;
+  body: JsonObject;
+  created: number;
+}
+
+export interface DescriptionRecord {
+  name: string;
+  contentType: string;
+  size: number;
+  created: number;
+  modified: number;
+  createdBy: string;
+}
+
+export type TokenKind = "pat" | "session" | "oauth";
+
+export interface AccessTokenRecord {
+  uid: string;
+  kind: TokenKind;
+  /** SHA-256 of the secret (hex); the secret itself is never stored. */
+  hash: string;
+  userUid: string | null;
+  clientId: string | null;
+  projectUid: string | null;
+  role: ProjectRole | null;
+  scope: string | null;
+  name: string;
+  description: string;
+  created: number;
+  expires: number | null;
+  suspended: boolean;
+  lastUsed: number | null;
+}
+
+export interface OAuthClientRecord {
+  clientId: string;
+  secretHash: string;
+  projectUid: string;
+  role: ProjectRole;
+  name: string;
+  created: number;
+  createdBy: string;
+}
+
+/**
+ * The tracker the device sync keeps on each hub-side notefile: notes whose change is at or above
+ * it have not reached the module yet (they are "pending"). Names starting with `_` are reserved,
+ * so API callers cannot use it.
+ */
+export const DEVICE_SYNC_TRACKER = "_sync";

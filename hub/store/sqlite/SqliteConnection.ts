@@ -1,0 +1,137 @@
+import Database from "better-sqlite3";
+import { migrations } from "./migrations.js";
+
+type Statement = Database.Statement<unknown[], unknown>;
+
+const MAX_CACHED_STATEMENTS = 500;
+const MAX_CACHED_READS = 10_000;
+
+/**
+ * One better-sqlite3 database in WAL mode with a prepared-statement cache and the migrations
+ * applied. `path` ":memory:" gives a private in-memory database (tests, benchmarks).
+ */
+export class SqliteConnection {
+  readonly db: Database.Database;
+  readonly #statements = new Map<string, Statement>();
+  /** Bumped by every write through this connection. */
+  #writes = 0;
+  readonly #reads = new Map<string, unknown>();
+  #readsVersion = "";
+  #external = -1;
+  #externalChecked = false;
+
+  constructor(path: string) {
+    this.db = new Database(path);
+    this.db.pragma("journal_mode = WAL");
+    // NORMAL in WAL mode: a commit survives a process crash; only a power cut may lose the last
+    // transactions, never corrupt the file.
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma("foreign_keys = ON");
+    // The CLI (token management) and a running hub may write the same file.
+    this.db.pragma("busy_timeout = 5000");
+    this.#migrate();
+  }
+
+  #migrate(): void {
+    const version = this.db.pragma("user_version", { simple: true }) as number;
+    if (version > migrations.length) {
+      throw new Error(
+        `hub database schema version ${version} is newer than this cardsim understands (${migrations.length}); ` +
+          "use a newer cardsim or another --dir",
+      );
+    }
+    for (let i = version; i < migrations.length; i++) {
+      const apply = this.db.transaction(() => {
+        this.db.exec(migrations[i]!);
+        this.db.pragma(`user_version = ${i + 1}`);
+      });
+      apply();
+    }
+  }
+
+  /** The cached prepared statement for `sql` (the cache is bounded: filter queries vary). */
+  statement(sql: string): Statement {
+    let statement = this.#statements.get(sql);
+    if (!statement) {
+      statement = this.db.prepare(sql);
+      if (this.#statements.size >= MAX_CACHED_STATEMENTS) {
+        const oldest = this.#statements.keys().next().value;
+        if (oldest !== undefined) this.#statements.delete(oldest);
+      }
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
+  get<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.statement(sql).get(...params) as T | undefined;
+  }
+
+  /**
+   * `get`, answered from memory until the data changes (see `version`). For the lookups every
+   * request makes (token, user, project, role); callers must not mutate the row.
+   */
+  cachedGet<T>(sql: string, ...params: unknown[]): T | undefined {
+    const version = this.version();
+    if (version !== this.#readsVersion) {
+      this.#reads.clear();
+      this.#readsVersion = version;
+    }
+    const key = `${sql}\u0000${JSON.stringify(params)}`;
+    if (this.#reads.has(key)) return this.#reads.get(key) as T | undefined;
+    const row = this.get<T>(sql, ...params);
+    if (this.#reads.size >= MAX_CACHED_READS) this.#reads.clear();
+    this.#reads.set(key, row);
+    return row;
+  }
+
+  all<T>(sql: string, ...params: unknown[]): T[] {
+    return this.statement(sql).all(...params) as T[];
+  }
+
+  run(sql: string, ...params: unknown[]): Database.RunResult {
+    this.#writes++;
+    return this.statement(sql).run(...params);
+  }
+
+  /**
+   * Changes whenever the data may have changed: a write through this connection, or a commit by
+   * another connection to the same file (SQLite's data_version). Read caches key on it.
+   */
+  version(): string {
+    // Another process's commit is noticed from the next turn of the event loop on: one check
+    // serves all the lookups of a request.
+    if (!this.#externalChecked) {
+      this.#external = this.statement("PRAGMA data_version").pluck().get() as number;
+      this.#externalChecked = true;
+      setImmediate(() => {
+        this.#externalChecked = false;
+      });
+    }
+    return `${this.#external}:${this.#writes}`;
+  }
+
+  /** Runs `work` in one transaction (nested calls become savepoints). */
+  transaction<T>(work: () => T): T {
+    return this.db.transaction(work)();
+  }
+
+  close(): void {
+    this.#statements.clear();
+    if (this.db.open) this.db.close();
+  }
+}
+
+/** SQLite booleans. */
+export const bool = (value: unknown): boolean => value === 1 || value === true;
+export const int = (value: boolean): number => (value ? 1 : 0);
+
+export function parseJson<T>(text: string | null | undefined, fallback: T): T {
+  if (text === null || text === undefined) return fallback;
+  return JSON.parse(text) as T;
+}
+
+/** Escapes `%`, `_` and `\` for a LIKE pattern with ESCAPE '\'. */
+export function likeEscape(text: string): string {
+  return text.replace(/[\\%_]/g, (c) => `\\${c}`);
+}

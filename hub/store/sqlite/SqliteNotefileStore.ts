@@ -1,0 +1,421 @@
+import type { ChangesResult, NotefileStore } from "../HubStore.js";
+import type { JsonObject, NoteRecord, NotefileRecord } from "../records.js";
+import { StoreError } from "../StoreError.js";
+import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
+
+/** Endpoint ID the hub stamps on the changes it makes (the device's is ""). */
+export const HUB_ENDPOINT = "1";
+
+interface NoteRow {
+  note_id: string;
+  body: string | null;
+  payload: string | null;
+  time_sec: number;
+  change: number;
+  updates: number;
+  deleted: number;
+  endpoint: string;
+}
+
+interface NotefileRow {
+  device_uid: string;
+  file_id: string;
+  next_change: number;
+  deleted: number;
+  created: number;
+  modified: number;
+  total: number;
+}
+
+const note = (r: NoteRow): NoteRecord => ({
+  noteId: r.note_id,
+  body: parseJson<JsonObject | null>(r.body, null),
+  payload: r.payload,
+  timeSec: r.time_sec,
+  change: r.change,
+  updates: r.updates,
+  deleted: bool(r.deleted),
+  endpoint: r.endpoint,
+});
+
+const notefile = (r: NotefileRow): NotefileRecord => ({
+  deviceUid: r.device_uid,
+  fileId: r.file_id,
+  nextChange: r.next_change,
+  total: r.total,
+  created: r.created,
+  modified: r.modified,
+});
+
+const SELECT_NOTEFILE = `SELECT f.*, (SELECT count(*) FROM notes n WHERE n.device_uid = f.device_uid
+  AND n.file_id = f.file_id AND n.deleted = 0) AS total FROM notefiles f`;
+
+const seconds = (ms: number): number => Math.floor(ms / 1000);
+
+export class SqliteNotefileStore implements NotefileStore {
+  constructor(private readonly sql: SqliteConnection) {}
+
+  #notefile(deviceUid: string, fileId: string): NotefileRecord | undefined {
+    const row = this.sql.get<NotefileRow>(
+      `${SELECT_NOTEFILE} WHERE f.device_uid = ? AND f.file_id = ? AND f.deleted = 0`,
+      deviceUid,
+      fileId,
+    );
+    return row && notefile(row);
+  }
+
+  #requireNotefile(deviceUid: string, fileId: string): NotefileRecord {
+    const nf = this.#notefile(deviceUid, fileId);
+    if (!nf) {
+      throw new StoreError("notefile-noexist", `{notefile-noexist} notefile does not exist: ${fileId}`);
+    }
+    return nf;
+  }
+
+  /** The notebox's own change counter (a notefile's creation or deletion is a notebox change). */
+  #nextBoxChange(deviceUid: string): number {
+    const row = this.sql.get<{ notebox_next_change: number }>(
+      "SELECT notebox_next_change FROM devices WHERE uid = ?",
+      deviceUid,
+    );
+    if (!row) throw new StoreError("not-found", `device not found: ${deviceUid}`);
+    this.sql.run("UPDATE devices SET notebox_next_change = notebox_next_change + 1 WHERE uid = ?", deviceUid);
+    return row.notebox_next_change;
+  }
+
+  #ensureNotefile(deviceUid: string, fileId: string, now: number): void {
+    const row = this.sql.get<{ deleted: number }>(
+      "SELECT deleted FROM notefiles WHERE device_uid = ? AND file_id = ?",
+      deviceUid,
+      fileId,
+    );
+    if (row && !bool(row.deleted)) return;
+    const box = this.#nextBoxChange(deviceUid);
+    if (row) {
+      this.sql.run(
+        "UPDATE notefiles SET deleted = 0, box_change = ?, created = ?, modified = ? WHERE device_uid = ? AND file_id = ?",
+        box,
+        now,
+        now,
+        deviceUid,
+        fileId,
+      );
+    } else {
+      this.sql.run(
+        `INSERT INTO notefiles (device_uid, file_id, next_change, deleted, box_change, created, modified)
+         VALUES (?, ?, 1, 0, ?, ?, ?)`,
+        deviceUid,
+        fileId,
+        box,
+        now,
+        now,
+      );
+    }
+  }
+
+  /** Takes the notefile's next change number and marks it modified. */
+  #takeChange(deviceUid: string, fileId: string, now: number): number {
+    const row = this.sql.get<{ next_change: number }>(
+      "SELECT next_change FROM notefiles WHERE device_uid = ? AND file_id = ?",
+      deviceUid,
+      fileId,
+    )!;
+    this.sql.run(
+      "UPDATE notefiles SET next_change = next_change + 1, modified = ? WHERE device_uid = ? AND file_id = ?",
+      now,
+      deviceUid,
+      fileId,
+    );
+    return row.next_change;
+  }
+
+  #note(deviceUid: string, fileId: string, noteId: string): NoteRecord | undefined {
+    const row = this.sql.get<NoteRow>(
+      "SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND note_id = ?",
+      deviceUid,
+      fileId,
+      noteId,
+    );
+    return row && note(row);
+  }
+
+  #write(deviceUid: string, fileId: string, n: NoteRecord): void {
+    this.sql.run(
+      `INSERT INTO notes (device_uid, file_id, note_id, body, payload, time_sec, change, updates, deleted, endpoint)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+       ON CONFLICT (device_uid, file_id, note_id) DO UPDATE SET body = excluded.body, payload = excluded.payload,
+        time_sec = excluded.time_sec, change = excluded.change, updates = excluded.updates,
+        deleted = excluded.deleted, endpoint = excluded.endpoint`,
+      deviceUid,
+      fileId,
+      n.noteId,
+      n.body === null ? null : JSON.stringify(n.body),
+      n.payload,
+      n.timeSec,
+      n.change,
+      n.updates,
+      int(n.deleted),
+      n.endpoint,
+    );
+  }
+
+  async listNotefiles(deviceUid: string): Promise<NotefileRecord[]> {
+    return this.sql
+      .all<NotefileRow>(
+        `${SELECT_NOTEFILE} WHERE f.device_uid = ? AND f.deleted = 0 ORDER BY f.file_id`,
+        deviceUid,
+      )
+      .map(notefile);
+  }
+
+  async getNotefile(deviceUid: string, fileId: string): Promise<NotefileRecord | undefined> {
+    return this.#notefile(deviceUid, fileId);
+  }
+
+  async createNotefile(deviceUid: string, fileId: string, now: number): Promise<void> {
+    this.sql.transaction(() => {
+      if (this.#notefile(deviceUid, fileId)) {
+        throw new StoreError("notefile-exists", `{notefile-exists} notefile already exists: ${fileId}`);
+      }
+      this.#ensureNotefile(deviceUid, fileId, now);
+    });
+  }
+
+  async addNote(
+    deviceUid: string,
+    fileId: string,
+    content: { noteId: string | null; body: JsonObject | null; payload: string | null },
+    now: number,
+  ): Promise<NoteRecord> {
+    return this.sql.transaction(() => {
+      this.#ensureNotefile(deviceUid, fileId, now);
+      const previous = content.noteId === null ? undefined : this.#note(deviceUid, fileId, content.noteId);
+      if (previous && !previous.deleted) {
+        throw new StoreError("note-exists", `{note-exists} note already exists: ${content.noteId}`);
+      }
+      const change = this.#takeChange(deviceUid, fileId, now);
+      const record: NoteRecord = {
+        noteId: content.noteId ?? `${HUB_ENDPOINT}:${change}`,
+        body: content.body,
+        payload: content.payload,
+        timeSec: seconds(now),
+        change,
+        updates: previous ? previous.updates + 1 : 0,
+        deleted: false,
+        endpoint: HUB_ENDPOINT,
+      };
+      this.#write(deviceUid, fileId, record);
+      return record;
+    });
+  }
+
+  async updateNote(
+    deviceUid: string,
+    fileId: string,
+    noteId: string,
+    content: { body: JsonObject | null; payload: string | null },
+    now: number,
+    create: boolean,
+  ): Promise<NoteRecord> {
+    return this.sql.transaction(() => {
+      if (create) this.#ensureNotefile(deviceUid, fileId, now);
+      else this.#requireNotefile(deviceUid, fileId);
+      const previous = this.#note(deviceUid, fileId, noteId);
+      if ((!previous || previous.deleted) && !create) {
+        throw new StoreError("note-noexist", `{note-noexist} note not found: ${noteId}`);
+      }
+      const record: NoteRecord = {
+        noteId,
+        body: content.body,
+        payload: content.payload,
+        timeSec: seconds(now),
+        change: this.#takeChange(deviceUid, fileId, now),
+        updates: previous ? previous.updates + 1 : 0,
+        deleted: false,
+        endpoint: HUB_ENDPOINT,
+      };
+      this.#write(deviceUid, fileId, record);
+      return record;
+    });
+  }
+
+  #delete(deviceUid: string, fileId: string, noteId: string, now: number, tombstone: boolean): void {
+    const previous = this.#note(deviceUid, fileId, noteId);
+    if (!previous || previous.deleted) {
+      throw new StoreError("note-noexist", `{note-noexist} cannot delete note: note not found: ${noteId}`);
+    }
+    if (!tombstone) {
+      this.sql.run(
+        "DELETE FROM notes WHERE device_uid = ? AND file_id = ? AND note_id = ?",
+        deviceUid,
+        fileId,
+        noteId,
+      );
+      this.sql.run(
+        "UPDATE notefiles SET modified = ? WHERE device_uid = ? AND file_id = ?",
+        now,
+        deviceUid,
+        fileId,
+      );
+      return;
+    }
+    this.#write(deviceUid, fileId, {
+      noteId,
+      body: null,
+      payload: null,
+      timeSec: seconds(now),
+      change: this.#takeChange(deviceUid, fileId, now),
+      updates: previous.updates + 1,
+      deleted: true,
+      endpoint: HUB_ENDPOINT,
+    });
+  }
+
+  async deleteNote(
+    deviceUid: string,
+    fileId: string,
+    noteId: string,
+    now: number,
+    tombstone: boolean,
+  ): Promise<void> {
+    this.sql.transaction(() => {
+      this.#requireNotefile(deviceUid, fileId);
+      this.#delete(deviceUid, fileId, noteId, now, tombstone);
+    });
+  }
+
+  async getNote(deviceUid: string, fileId: string, noteId: string): Promise<NoteRecord | undefined> {
+    if (!this.#notefile(deviceUid, fileId)) return undefined;
+    return this.#note(deviceUid, fileId, noteId);
+  }
+
+  async listNotes(
+    deviceUid: string,
+    fileId: string,
+    options: { includeDeleted: boolean },
+  ): Promise<NoteRecord[]> {
+    return this.sql
+      .all<NoteRow>(
+        `SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND (deleted = 0 OR ?) ORDER BY change`,
+        deviceUid,
+        fileId,
+        int(options.includeDeleted),
+      )
+      .map(note);
+  }
+
+  async changes(
+    deviceUid: string,
+    fileId: string,
+    options: {
+      tracker: string | null;
+      max: number;
+      start: boolean;
+      stop: boolean;
+      includeDeleted: boolean;
+      deleteReturned: boolean;
+      tombstoneOnDelete: boolean;
+    },
+    now: number,
+  ): Promise<ChangesResult> {
+    return this.sql.transaction(() => {
+      const nf = this.#requireNotefile(deviceUid, fileId);
+      const limit = Number.isFinite(options.max) && options.max > 0 ? Math.floor(options.max) : -1;
+      let base = 1;
+      if (options.tracker !== null && !options.start) {
+        base =
+          this.sql.get<{ change: number }>(
+            "SELECT change FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
+            deviceUid,
+            fileId,
+            options.tracker,
+          )?.change ?? 1;
+      }
+      const batch = this.sql
+        .all<NoteRow>(
+          `SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND change >= ? AND (deleted = 0 OR ?)
+           ORDER BY change LIMIT ?`,
+          deviceUid,
+          fileId,
+          base,
+          int(options.includeDeleted),
+          limit,
+        )
+        .map(note);
+      let changes: number | undefined;
+      if (options.tracker !== null) {
+        // A short batch reached the end: the tracker moves past everything, skipped tombstones too.
+        const complete = limit < 0 || batch.length < limit;
+        const next = complete ? nf.nextChange : batch[batch.length - 1]!.change + 1;
+        if (options.stop) {
+          this.sql.run(
+            "DELETE FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
+            deviceUid,
+            fileId,
+            options.tracker,
+          );
+        } else {
+          this.sql.run(
+            `INSERT INTO trackers (device_uid, file_id, tracker_id, change) VALUES (?, ?, ?, ?)
+             ON CONFLICT (device_uid, file_id, tracker_id) DO UPDATE SET change = excluded.change`,
+            deviceUid,
+            fileId,
+            options.tracker,
+            next,
+          );
+        }
+        changes = this.sql.get<{ n: number }>(
+          `SELECT count(*) AS n FROM notes WHERE device_uid = ? AND file_id = ? AND change >= ? AND (deleted = 0 OR ?)`,
+          deviceUid,
+          fileId,
+          next,
+          int(options.includeDeleted),
+        )!.n;
+      }
+      if (options.deleteReturned) {
+        for (const n of batch) {
+          if (!n.deleted) this.#delete(deviceUid, fileId, n.noteId, now, options.tombstoneOnDelete);
+        }
+      }
+      const total = this.#notefile(deviceUid, fileId)!.total;
+      return { changes, total, notes: batch };
+    });
+  }
+
+  async summaries(
+    deviceUid: string,
+    tracker: string | null,
+  ): Promise<{ fileId: string; total: number; since: number; changes: number }[]> {
+    return this.sql.all<{ fileId: string; total: number; since: number; changes: number }>(
+      `SELECT s.fileId, s.total, s.since,
+        (SELECT count(*) FROM notes n WHERE n.device_uid = ? AND n.file_id = s.fileId AND n.change >= s.since) AS changes
+       FROM (SELECT f.file_id AS fileId,
+          (SELECT count(*) FROM notes n WHERE n.device_uid = f.device_uid AND n.file_id = f.file_id AND n.deleted = 0) AS total,
+          coalesce((SELECT t.change FROM trackers t WHERE t.device_uid = f.device_uid AND t.file_id = f.file_id
+            AND t.tracker_id = ?), 1) AS since
+         FROM notefiles f WHERE f.device_uid = ? AND f.deleted = 0) s
+       ORDER BY s.fileId`,
+      deviceUid,
+      tracker ?? "",
+      deviceUid,
+    );
+  }
+
+  async deleteNotefiles(deviceUid: string, fileIds: string[], now: number): Promise<void> {
+    this.sql.transaction(() => {
+      for (const fileId of fileIds) this.#requireNotefile(deviceUid, fileId);
+      for (const fileId of new Set(fileIds)) {
+        this.sql.run("DELETE FROM notes WHERE device_uid = ? AND file_id = ?", deviceUid, fileId);
+        this.sql.run("DELETE FROM trackers WHERE device_uid = ? AND file_id = ?", deviceUid, fileId);
+        // The notefile row stays as a tombstone so the device learns of the deletion at its next sync.
+        this.sql.run(
+          "UPDATE notefiles SET deleted = 1, box_change = ?, modified = ? WHERE device_uid = ? AND file_id = ?",
+          this.#nextBoxChange(deviceUid),
+          now,
+          deviceUid,
+          fileId,
+        );
+      }
+    });
+  }
+}

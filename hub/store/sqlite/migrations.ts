@@ -1,0 +1,250 @@
+/**
+ * Schema migrations, applied in order at open; `PRAGMA user_version` records how many ran. Never
+ * edit a released migration: append a new one.
+ */
+export const migrations: readonly string[] = [
+  // 1: accounts, projects, devices, notefiles, telemetry, credentials, descriptions.
+  `
+  CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+
+  CREATE TABLE users (
+    uid TEXT PRIMARY KEY,
+    username TEXT NOT NULL UNIQUE COLLATE NOCASE,
+    name TEXT NOT NULL,
+    email TEXT NOT NULL,
+    password_hash TEXT NOT NULL,
+    staff INTEGER NOT NULL DEFAULT 0,
+    created INTEGER NOT NULL
+  );
+
+  CREATE TABLE organizations (
+    uid TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    owner_uid TEXT NOT NULL REFERENCES users(uid),
+    email TEXT NOT NULL,
+    contact_uid TEXT NOT NULL,
+    suspended INTEGER NOT NULL DEFAULT 0,
+    plan_type TEXT NOT NULL,
+    event_capacity INTEGER NOT NULL,
+    plan_start INTEGER NOT NULL,
+    plan_end INTEGER,
+    created INTEGER NOT NULL
+  );
+
+  CREATE TABLE org_members (
+    org_uid TEXT NOT NULL REFERENCES organizations(uid) ON DELETE CASCADE,
+    user_uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    PRIMARY KEY (org_uid, user_uid)
+  );
+
+  CREATE TABLE projects (
+    uid TEXT PRIMARY KEY,
+    label TEXT NOT NULL,
+    org_uid TEXT NOT NULL REFERENCES organizations(uid),
+    created INTEGER NOT NULL,
+    admin_contact TEXT,
+    tech_contact TEXT
+  );
+
+  CREATE TABLE project_members (
+    project_uid TEXT NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    user_uid TEXT NOT NULL REFERENCES users(uid) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    PRIMARY KEY (project_uid, user_uid)
+  );
+  CREATE INDEX project_members_user ON project_members(user_uid);
+
+  CREATE TABLE products (
+    uid TEXT PRIMARY KEY,
+    project_uid TEXT NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    disable_devices_by_default INTEGER NOT NULL DEFAULT 0,
+    auto_provision_fleets TEXT,
+    created INTEGER NOT NULL
+  );
+  CREATE INDEX products_project ON products(project_uid);
+
+  CREATE TABLE fleets (
+    uid TEXT PRIMARY KEY,
+    project_uid TEXT NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    smart_rule TEXT,
+    smart_rule_enabled INTEGER NOT NULL DEFAULT 0,
+    watchdog_mins INTEGER NOT NULL DEFAULT 0,
+    connectivity_assurance INTEGER
+  );
+  CREATE INDEX fleets_project ON fleets(project_uid);
+
+  CREATE TABLE devices (
+    uid TEXT PRIMARY KEY,
+    project_uid TEXT NOT NULL REFERENCES projects(uid),
+    product_uid TEXT NOT NULL,
+    serial_number TEXT,
+    provisioned INTEGER NOT NULL,
+    last_activity INTEGER,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    sku TEXT,
+    firmware_module TEXT,
+    firmware_module_version TEXT,
+    firmware_host TEXT,
+    voltage REAL NOT NULL DEFAULT 0,
+    temperature REAL NOT NULL DEFAULT 0,
+    tags TEXT NOT NULL DEFAULT '[]',
+    details TEXT NOT NULL DEFAULT '{}',
+    location_text TEXT NOT NULL DEFAULT '',
+    public_key TEXT,
+    connected INTEGER NOT NULL DEFAULT 0,
+    connectivity_assurance INTEGER NOT NULL DEFAULT 0,
+    notebox_next_change INTEGER NOT NULL DEFAULT 1,
+    -- The whole DeviceRecord (fleets and tags included) as JSON, rewritten on every change:
+    -- reads take one column instead of joining.
+    doc TEXT NOT NULL DEFAULT '{}'
+  );
+  CREATE INDEX devices_project ON devices(project_uid, uid);
+  CREATE INDEX devices_serial ON devices(project_uid, serial_number);
+
+  CREATE TABLE device_tags (
+    device_uid TEXT NOT NULL REFERENCES devices(uid) ON DELETE CASCADE,
+    tag TEXT NOT NULL,
+    PRIMARY KEY (device_uid, tag)
+  );
+  CREATE INDEX device_tags_tag ON device_tags(tag);
+
+  CREATE TABLE device_fleets (
+    device_uid TEXT NOT NULL REFERENCES devices(uid) ON DELETE CASCADE,
+    fleet_uid TEXT NOT NULL REFERENCES fleets(uid) ON DELETE CASCADE,
+    PRIMARY KEY (device_uid, fleet_uid)
+  );
+  CREATE INDEX device_fleets_fleet ON device_fleets(fleet_uid, device_uid);
+
+  CREATE TABLE env_vars (
+    scope TEXT NOT NULL,
+    owner_uid TEXT NOT NULL,
+    project_uid TEXT NOT NULL,
+    key TEXT NOT NULL,
+    value TEXT NOT NULL,
+    modified INTEGER NOT NULL,
+    PRIMARY KEY (scope, owner_uid, key)
+  );
+  CREATE INDEX env_vars_project ON env_vars(project_uid);
+
+  CREATE TABLE signals (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    device_uid TEXT NOT NULL REFERENCES devices(uid) ON DELETE CASCADE,
+    body TEXT NOT NULL,
+    created INTEGER NOT NULL
+  );
+  CREATE INDEX signals_device ON signals(device_uid, seq);
+
+  CREATE TABLE notefiles (
+    device_uid TEXT NOT NULL REFERENCES devices(uid) ON DELETE CASCADE,
+    file_id TEXT NOT NULL,
+    next_change INTEGER NOT NULL DEFAULT 1,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    box_change INTEGER NOT NULL,
+    created INTEGER NOT NULL,
+    modified INTEGER NOT NULL,
+    PRIMARY KEY (device_uid, file_id)
+  );
+
+  CREATE TABLE notes (
+    device_uid TEXT NOT NULL,
+    file_id TEXT NOT NULL,
+    note_id TEXT NOT NULL,
+    body TEXT,
+    payload TEXT,
+    time_sec INTEGER NOT NULL,
+    change INTEGER NOT NULL,
+    updates INTEGER NOT NULL DEFAULT 0,
+    deleted INTEGER NOT NULL DEFAULT 0,
+    endpoint TEXT NOT NULL,
+    PRIMARY KEY (device_uid, file_id, note_id),
+    FOREIGN KEY (device_uid, file_id) REFERENCES notefiles(device_uid, file_id) ON DELETE CASCADE
+  );
+  CREATE INDEX notes_change ON notes(device_uid, file_id, change);
+
+  CREATE TABLE trackers (
+    device_uid TEXT NOT NULL,
+    file_id TEXT NOT NULL,
+    tracker_id TEXT NOT NULL,
+    change INTEGER NOT NULL,
+    PRIMARY KEY (device_uid, file_id, tracker_id),
+    FOREIGN KEY (device_uid, file_id) REFERENCES notefiles(device_uid, file_id) ON DELETE CASCADE
+  );
+
+  CREATE TABLE sessions (
+    uid TEXT PRIMARY KEY,
+    device_uid TEXT NOT NULL,
+    project_uid TEXT NOT NULL,
+    began INTEGER NOT NULL,
+    ended INTEGER,
+    first_sync INTEGER NOT NULL DEFAULT 0,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX sessions_device ON sessions(device_uid, began);
+
+  CREATE TABLE events (
+    uid TEXT PRIMARY KEY,
+    project_uid TEXT NOT NULL,
+    device_uid TEXT NOT NULL,
+    session_uid TEXT,
+    file TEXT NOT NULL,
+    received REAL NOT NULL,
+    captured INTEGER NOT NULL,
+    billable INTEGER NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX events_project ON events(project_uid, received);
+  CREATE INDEX events_device_file ON events(device_uid, file, received);
+
+  CREATE TABLE health_log (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    device_uid TEXT NOT NULL,
+    when_sec INTEGER NOT NULL,
+    alert INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    type TEXT NOT NULL
+  );
+  CREATE INDEX health_log_device ON health_log(device_uid, when_sec);
+
+  CREATE TABLE descriptions (
+    name TEXT PRIMARY KEY,
+    content_type TEXT NOT NULL,
+    content BLOB NOT NULL,
+    size INTEGER NOT NULL,
+    created INTEGER NOT NULL,
+    modified INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+  );
+
+  CREATE TABLE access_tokens (
+    uid TEXT PRIMARY KEY,
+    kind TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    user_uid TEXT REFERENCES users(uid) ON DELETE CASCADE,
+    client_id TEXT,
+    project_uid TEXT,
+    role TEXT,
+    scope TEXT,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    expires INTEGER,
+    suspended INTEGER NOT NULL DEFAULT 0,
+    last_used INTEGER
+  );
+  CREATE INDEX access_tokens_kind ON access_tokens(kind, created);
+
+  CREATE TABLE oauth_clients (
+    client_id TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL,
+    project_uid TEXT NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    name TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    created_by TEXT NOT NULL
+  );
+  `,
+];

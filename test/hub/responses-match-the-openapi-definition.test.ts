@@ -1,0 +1,51 @@
+import { describe, expect, it } from "vitest";
+import { CONTRACT_SKIP_MESSAGE, OpenApiContract } from "./support/OpenApiContract.js";
+
+/**
+ * Every response the hub tests receive through the test hub is checked against the OpenAPI
+ * definitions in ../shared (hubFixture.ts; each test file asserts no violations). This file checks
+ * the checker: it must find operations, accept good shapes and reject bad ones.
+ */
+const contract = OpenApiContract.load();
+if (!contract) console.warn(CONTRACT_SKIP_MESSAGE);
+
+describe.skipIf(!contract)("the OpenAPI contract check", () => {
+  const c = contract!;
+
+  it("matches concrete paths to operations, literal segments first, older-client-only operations too", () => {
+    expect(c.find("GET", "/v1/projects/app:1/devices/public-keys")?.op.operationId).toBe(
+      "GetDevicePublicKeys",
+    );
+    expect(c.find("GET", "/v1/projects/app:1/devices/dev:1")?.op.operationId).toBe("GetDevice");
+    expect(c.find("GET", "/v1/projects/app:1/devices/dev:1/files/changes")?.spec).toBe("client");
+    expect(c.find("GET", "/v1/nothing")).toBeUndefined();
+  });
+
+  it("accepts a conforming body and rejects a wrong one", () => {
+    const good = JSON.stringify({ devices: [], has_more: false });
+    expect(c.check("GET", "/v1/projects/app:1/devices", 200, "application/json", good).problems).toEqual([]);
+    const missing = c.check(
+      "GET",
+      "/v1/projects/app:1/devices",
+      200,
+      "application/json",
+      JSON.stringify({ devices: [] }),
+    );
+    expect(missing.problems.join()).toMatch(/has_more/);
+    const badDevice = JSON.stringify({ devices: [{ uid: "dev:1" }], has_more: false });
+    expect(
+      c.check("GET", "/v1/projects/app:1/devices", 200, "application/json", badDevice).problems,
+    ).not.toEqual([]);
+    const badError = c.check(
+      "GET",
+      "/v1/projects/app:1",
+      404,
+      "application/json",
+      JSON.stringify({ message: "x" }),
+    );
+    expect(badError.problems.join()).toMatch(/err/);
+    expect(c.check("GET", "/v1/projects/app:1", 202, "application/json", "{}").problems.join()).toMatch(
+      /not declared/,
+    );
+  });
+});

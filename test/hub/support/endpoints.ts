@@ -1,0 +1,162 @@
+import type { ProjectRole } from "../../../hub/store/records.js";
+
+/**
+ * Every endpoint of the hub with the minimum project role the spec asks for (reads: viewer;
+ * writes, public keys and provisioning: developer). Written here by hand, not read from the hub,
+ * so that a route registered with the wrong role fails the tests.
+ *
+ * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization.
+ */
+export interface Endpoint {
+  method: "GET" | "POST" | "PUT" | "DELETE";
+  path: string;
+  /** Project routes: the minimum role. Account routes: "account"; staff-only writes: "staff". */
+  access: ProjectRole | "account" | "staff";
+  /** A valid body, when the route takes one. */
+  body?: unknown;
+}
+
+export const ENDPOINTS: Endpoint[] = [
+  // organizations and the deprecated billing-account view
+  { method: "GET", path: "/v1/organizations", access: "account" },
+  { method: "GET", path: "/v1/organizations/{ORG}", access: "account" },
+  { method: "GET", path: "/v1/organizations/{ORG}/balance-history", access: "account" },
+  { method: "GET", path: "/v1/billing-accounts", access: "account" },
+  { method: "GET", path: "/v1/billing-accounts/{ORG}", access: "account" },
+  { method: "GET", path: "/v1/billing-accounts/{ORG}/balance-history", access: "account" },
+  // descriptions
+  { method: "GET", path: "/v1/description", access: "account" },
+  { method: "GET", path: "/v1/description/readme", access: "account" },
+  { method: "POST", path: "/v1/description/readme", access: "staff", body: { hello: 1 } },
+  { method: "DELETE", path: "/v1/description/gone", access: "staff" },
+  // projects and products
+  { method: "GET", path: "/v1/projects", access: "account" },
+  {
+    method: "POST",
+    path: "/v1/projects",
+    access: "account",
+    body: { label: "x", billing_account_uid: "{ORG}" },
+  },
+  { method: "GET", path: "/v1/projects/{P}", access: "viewer" },
+  { method: "GET", path: "/v1/products/{PR}/project", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/members", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/products", access: "viewer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/products",
+    access: "developer",
+    body: { product_uid: "product:com.example:new", label: "New" },
+  },
+  { method: "DELETE", path: "/v1/projects/{P}/products/product:com.example:spare", access: "developer" },
+  // fleets
+  { method: "GET", path: "/v1/projects/{P}/fleets", access: "viewer" },
+  { method: "POST", path: "/v1/projects/{P}/fleets", access: "developer", body: { label: "new fleet" } },
+  { method: "GET", path: "/v1/projects/{P}/fleets/{F}", access: "viewer" },
+  { method: "PUT", path: "/v1/projects/{P}/fleets/{F}", access: "developer", body: { label: "renamed" } },
+  { method: "DELETE", path: "/v1/projects/{P}/fleets/{SPAREF}", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/fleets/{F}/devices", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/fleets/{F}/environment_variables", access: "viewer" },
+  {
+    method: "PUT",
+    path: "/v1/projects/{P}/fleets/{F}/environment_variables",
+    access: "developer",
+    body: { environment_variables: { k: "v" } },
+  },
+  { method: "DELETE", path: "/v1/projects/{P}/fleets/{F}/environment_variables/{K}", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/fleets/{F}/environment_hierarchy", access: "viewer" },
+  // project environment
+  { method: "GET", path: "/v1/projects/{P}/environment_variables", access: "viewer" },
+  {
+    method: "PUT",
+    path: "/v1/projects/{P}/environment_variables",
+    access: "developer",
+    body: { environment_variables: { k: "v" } },
+  },
+  { method: "DELETE", path: "/v1/projects/{P}/environment_variables/{K}", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/environment_hierarchy", access: "viewer" },
+  // devices
+  { method: "GET", path: "/v1/projects/{P}/devices", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/public-keys", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}", access: "viewer" },
+  { method: "DELETE", path: "/v1/projects/{P}/devices/{SPARED}", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/devices/{D}/disable", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/devices/{D}/enable", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/devices/{D}/enable-connectivity-assurance", access: "developer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/devices/{D}/disable-connectivity-assurance",
+    access: "developer",
+  },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/environment_hierarchy", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/environment_variables", access: "viewer" },
+  {
+    method: "PUT",
+    path: "/v1/projects/{P}/devices/{D}/environment_variables",
+    access: "developer",
+    body: { environment_variables: { k: "v" } },
+  },
+  { method: "DELETE", path: "/v1/projects/{P}/devices/{D}/environment_variables/{K}", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/health-log", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/plans", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/latest", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/sessions", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/fleets", access: "viewer" },
+  {
+    method: "PUT",
+    path: "/v1/projects/{P}/devices/{D}/fleets",
+    access: "developer",
+    body: { fleet_uids: ["{F}"] },
+  },
+  {
+    method: "DELETE",
+    path: "/v1/projects/{P}/devices/{D}/fleets",
+    access: "developer",
+    body: { fleet_uids: ["{F}"] },
+  },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/public-key", access: "developer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/devices/{D}/signal",
+    access: "developer",
+    body: { body: { on: true } },
+  },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/devices/dev:9000000000001/provision",
+    access: "developer",
+    body: { product_uid: "{PR}" },
+  },
+  // notes and notefiles
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/devices/{D}/notes/data.qi",
+    access: "developer",
+    body: { body: { a: 1 } },
+  },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/notes/config.db", access: "viewer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/devices/{D}/notes/config.db/new-note",
+    access: "developer",
+    body: { body: { a: 1 } },
+  },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/notes/config.db/setting", access: "viewer" },
+  {
+    method: "PUT",
+    path: "/v1/projects/{P}/devices/{D}/notes/config.db/setting",
+    access: "developer",
+    body: { body: { a: 2 } },
+  },
+  { method: "DELETE", path: "/v1/projects/{P}/devices/{D}/notes/config.db/spare", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/notes/config.db/changes", access: "viewer" },
+  { method: "POST", path: "/v1/projects/{P}/devices/{D}/notefiles/made.db", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/files", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/files/changes", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/files/changes/pending", access: "viewer" },
+  {
+    method: "DELETE",
+    path: "/v1/projects/{P}/devices/{D}/files",
+    access: "developer",
+    body: { files: ["spare.db"] },
+  },
+];

@@ -1,0 +1,61 @@
+import type { TestHub } from "./hubFixture.js";
+
+/** Seeds what every endpoint of the table needs and returns the placeholder values. */
+export async function seedForEndpoints(hub: TestHub): Promise<Record<string, string>> {
+  const s = hub.store;
+  const now = hub.clock.now();
+  const fleet = hub.ids.fleetUid();
+  const spareFleet = hub.ids.fleetUid();
+  for (const uid of [fleet, spareFleet]) {
+    await s.projects.createFleet({
+      uid,
+      projectUid: hub.projectUid,
+      label: uid === fleet ? "Fleet" : "Spare",
+      created: now,
+      smartRule: null,
+      smartRuleEnabled: false,
+      watchdogMins: 0,
+      connectivityAssurance: null,
+    });
+  }
+  const device = await hub.device({
+    fleetUids: [fleet],
+    publicKey: "-----BEGIN PUBLIC KEY-----\nMFk=\n-----END PUBLIC KEY-----\n",
+  });
+  const spare = await hub.device();
+  await s.projects.createProduct({
+    uid: "product:com.example:spare",
+    projectUid: hub.projectUid,
+    label: "Spare",
+    disableDevicesByDefault: false,
+    autoProvisionFleets: null,
+    created: now,
+  });
+  for (const scope of [
+    { kind: "project", uid: hub.projectUid },
+    { kind: "fleet", uid: fleet },
+    { kind: "device", uid: device.uid },
+  ] as const) {
+    await s.env.set(scope, { K: "1" }, now);
+  }
+  for (const id of ["setting", "spare", "changes"]) {
+    await s.notefiles.addNote(device.uid, "config.db", { noteId: id, body: { v: id }, payload: null }, now);
+  }
+  await s.notefiles.createNotefile(device.uid, "spare.db", now);
+  for (const name of ["readme", "gone"]) {
+    await s.descriptions.put(
+      { name, contentType: "text/plain", size: 2, created: now, modified: now, createdBy: hub.users.owner! },
+      new TextEncoder().encode("hi"),
+    );
+  }
+  return {
+    P: hub.projectUid,
+    D: device.uid,
+    SPARED: spare.uid,
+    F: fleet,
+    SPAREF: spareFleet,
+    PR: hub.productUid,
+    K: "K",
+    ORG: hub.orgUid,
+  };
+}
