@@ -4,9 +4,11 @@ import { registerFlashCommand } from "./flash.js";
 import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
+import { registerUpCommand } from "./up.js";
 
 /** Every subcommand; each file exports a function that adds itself to the program. */
 export const registrations: ((program: Command) => void)[] = [
+  registerUpCommand,
   registerModuleCommand,
   registerHubCommand,
   registerReqCommand,

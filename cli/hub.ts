@@ -8,7 +8,7 @@ import { PROJECT_ROLES } from "../hub/auth/Principal.js";
 import { hashSecret, newPassword, newSecret } from "../hub/auth/secrets.js";
 import { bootstrapState, createPersonalAccessToken, createUser } from "../hub/bootstrap.js";
 import { HubIds } from "../hub/HubIds.js";
-import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub } from "../hub/startHub.js";
+import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../hub/startHub.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
 import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 
@@ -70,6 +70,22 @@ function tokenLine(t: AccessTokenRecord, username: string, now: number): string 
   return `${t.uid}  ${state.padEnd(9)}  ${username.padEnd(22)}  expires ${expires}  last used ${used}  ${t.name}`;
 }
 
+/** What `cardsim hub` and `cardsim up` print about a running hub. */
+export function describeHub(hub: RunningHub, dir: string): string {
+  const c = hub.credentials;
+  return [
+    `cardsim hub ${hub.bootstrapped ? "created and started" : "started"} in ${dir}`,
+    `  HTTP API   ${hub.url}`,
+    ...(hub.tlsUrl ? [`  HTTPS API  ${hub.tlsUrl}  (trust ${c.ca_cert})`] : []),
+    `  project    ${c.project_uid}`,
+    `  product    ${c.product_uid}`,
+    `  token      ${c.token}`,
+    `  login      ${c.username} / ${c.password}`,
+    `  saved in   ${hub.credentialsPath} (mode 0600)`,
+    `  try: curl -H "Authorization: Bearer ${c.token}" ${hub.url}/v1/projects/${c.project_uid}/devices`,
+  ].join("\n");
+}
+
 async function runHub(options: {
   dir: string;
   listen: string;
@@ -89,19 +105,7 @@ async function runHub(options: {
     log,
     clock: new SystemClock(),
   });
-  const c = hub.credentials;
-  const out = [
-    `cardsim hub ${hub.bootstrapped ? "created and started" : "started"} in ${options.dir}`,
-    `  HTTP API   ${hub.url}`,
-    ...(hub.tlsUrl ? [`  HTTPS API  ${hub.tlsUrl}  (trust ${c.ca_cert})`] : []),
-    `  project    ${c.project_uid}`,
-    `  product    ${c.product_uid}`,
-    `  token      ${c.token}`,
-    `  login      ${c.username} / ${c.password}`,
-    `  saved in   ${hub.credentialsPath} (mode 0600)`,
-    `  try: curl -H "Authorization: Bearer ${c.token}" ${hub.url}/v1/projects/${c.project_uid}/devices`,
-  ];
-  process.stdout.write(`${out.join("\n")}\n`);
+  process.stdout.write(`${describeHub(hub, options.dir)}\n`);
 
   let stopping = false;
   const stop = (signal: string): void => {
