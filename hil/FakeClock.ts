@@ -36,4 +36,20 @@ export class FakeClock implements Clock {
   async runDue(): Promise<void> {
     await this.#clock.tickAsync(0);
   }
+
+  /**
+   * Jumps to the earliest pending timer and runs it (and any due with it), settling promises
+   * after it. Returns false when no timer was pending. Used to run a scenario until a promise
+   * settles without overshooting a deadline (the caller schedules the deadline as a timer).
+   */
+  async next(): Promise<boolean> {
+    if (this.#clock.countTimers() === 0) return false;
+    await this.#clock.nextAsync();
+    return true;
+  }
+
+  /** How many timers are pending. */
+  pendingTimers(): number {
+    return this.#clock.countTimers();
+  }
 }

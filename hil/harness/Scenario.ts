@@ -1,0 +1,532 @@
+import { writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Clock } from "../../firmware/Clock.js";
+import type { LineHandler } from "../../firmware/host/SerialSession.js";
+import { Module } from "../../firmware/Module.js";
+import { MemoryLog, type ModuleLog } from "../../firmware/ModuleLog.js";
+import { SimPowerSource } from "../../firmware/PowerSource.js";
+import type { JsonObject } from "../../firmware/requests/Args.js";
+import { SeededRandom } from "../../firmware/SeededRandom.js";
+import type { KvStore } from "../../firmware/storage/KvStore.js";
+import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
+import type { VariantName } from "../../firmware/Variant.js";
+import { LinkCapture } from "../capture/LinkCapture.js";
+import { FakeClock } from "../FakeClock.js";
+import { NoteCHost, type HostEvent } from "../host/NoteCHost.js";
+import { NOTE_C_TIMING, type NoteCTiming } from "../host/NoteCTiming.js";
+import { SerialHostTransport } from "../host/SerialHostTransport.js";
+import type { LinkImpairmentSpec } from "../impair/Impairments.js";
+import type { ByteLink } from "../links/ByteLink.js";
+import { MemoryLink } from "../links/MemoryLink.js";
+import { SerialPortLink } from "../links/SerialPortLink.js";
+import { SimUart } from "../links/SimUart.js";
+import type { SimUartReceiverOptions, UartOverflow } from "../links/SimUartReceiver.js";
+import { SystemClock } from "../SystemClock.js";
+import { HostTraffic, type HostLine } from "./HostTraffic.js";
+import { ScenarioRadio } from "./ScenarioRadio.js";
+import { ScenarioWorld } from "./ScenarioWorld.js";
+import { pacingViolations, WireLines, type PacingRule, type WireLine } from "./SegmentPacing.js";
+import { RealTimeDriver, VirtualTimeDriver, type TimeDriver } from "./TimeDriver.js";
+
+export interface ScenarioSerialOptions {
+  /** The link's name in captures and reports (default `serial`). */
+  readonly name?: string;
+  /** Line rate: bytes in both directions take their wire time on the scenario's clock. */
+  readonly baud?: number;
+  /** The module's receive buffer (1500 bytes by default); `false` for none. */
+  readonly rx?: SimUartReceiverOptions | false;
+  /** Impairments on the link (seeded by the scenario's seed). */
+  readonly impair?: LinkImpairmentSpec;
+  /**
+   * A real serial device (`/dev/ttyAMA0@9600`, `/dev/ttyGS0`) with a real host MCU on its other
+   * end: the scenario runs on real time, and the host is whatever is wired there.
+   */
+  readonly device?: string;
+}
+
+export interface ScenarioOptions {
+  /** Seeds the module's identity and randomness and every impairment (default 1). */
+  readonly seed?: number | string;
+  readonly variant?: VariantName;
+  /** Start with the time known, as after a first sync (default false, as a fresh module). */
+  readonly timeKnown?: boolean;
+  /** Epoch ms the virtual clock starts at (default 2026-01-01T00:00:00Z). */
+  readonly clockStart?: number;
+  /** The module's flash (default: memory of `flashCapacity` bytes). */
+  readonly store?: KvStore;
+  readonly flashCapacity?: number;
+  readonly serial?: ScenarioSerialOptions;
+  /** Record every link: `true` in memory (written to a temp file on failure), or a file path. */
+  readonly capture?: boolean | string;
+  /** Default deadline of expectations, in ms of scenario time (default 10 000). */
+  readonly timeoutMs?: number;
+  /** The module's log (default: kept in memory, `scenario.log`). */
+  readonly log?: ModuleLog;
+}
+
+/** A scenario ended with traffic or events nobody expected, or something still in flight. */
+export class ScenarioFailure extends Error {
+  override readonly name = "ScenarioFailure";
+  constructor(
+    readonly problems: readonly string[],
+    readonly capturePath: string | undefined,
+  ) {
+    super(
+      `the scenario ended with ${problems.length} unexpected thing(s):\n` +
+        problems.map((p) => `  - ${p}`).join("\n") +
+        (capturePath ? `\ncapture: ${capturePath}` : ""),
+    );
+  }
+}
+
+/** The note-c host emulator attached to a scenario; its calls run the scenario's clock. */
+export class ScenarioHost {
+  readonly noteC: NoteCHost;
+  /** What the host did (resets, sends, replies, retries), in order. */
+  readonly events: readonly HostEvent[];
+  readonly #scenario: Scenario;
+  readonly #transport: SerialHostTransport;
+
+  constructor(
+    scenario: Scenario,
+    noteC: NoteCHost,
+    transport: SerialHostTransport,
+    events: readonly HostEvent[],
+  ) {
+    this.#scenario = scenario;
+    this.noteC = noteC;
+    this.#transport = transport;
+    this.events = events;
+  }
+
+  /** Bytes the module sent that the host has not read. */
+  get unread(): number {
+    return this.#transport.pending;
+  }
+
+  /** Sends a request like NoteRequestResponse: the reply, or note-c's error document. */
+  request(req: JsonObject, options: { timeout?: number } = {}): Promise<JsonObject> {
+    return this.#scenario.run(this.noteC.request(req), {
+      timeout: options.timeout ?? 600_000,
+      what: `the host's ${String(req["req"])} transaction`,
+    });
+  }
+
+  command(cmd: JsonObject, options: { timeout?: number } = {}): Promise<void> {
+    return this.#scenario.run(this.noteC.command(cmd), {
+      timeout: options.timeout ?? 60_000,
+      what: `the host's ${String(cmd["cmd"])} command`,
+    });
+  }
+
+  reset(): Promise<boolean> {
+    return this.#scenario.run(this.noteC.reset(), { timeout: 60_000, what: "the host's reset" });
+  }
+
+  /** @internal the cable came back: the host reopens its port. */
+  reattach(link: ByteLink): void {
+    this.#transport.attach(link);
+  }
+}
+
+const DEFAULT_CLOCK_START = Date.UTC(2026, 0, 1);
+
+/**
+ * A hardware-in-the-loop scenario on the module's clock, for vitest: a module (in-process), the
+ * serial link to its host (in memory with wire timing, impairments and the finite receive buffer,
+ * or a real device), a host (the note-c emulator, or a real MCU), the module's world, a capture
+ * of everything, and expectations with deadlines. `finish()` fails if anything the host sent
+ * was not expected, or if traffic is still in flight.
+ *
+ * On virtual time nothing moves unless the test waits through the scenario (`run`, `advance`,
+ * the expectations, the host's calls), so await everything through it.
+ */
+export class Scenario {
+  readonly clock: Clock;
+  readonly driver: TimeDriver;
+  readonly traffic: HostTraffic;
+  readonly capture: LinkCapture | undefined;
+  readonly world: ScenarioWorld;
+  readonly power = new SimPowerSource();
+  readonly radio: ScenarioRadio;
+  readonly log: ModuleLog;
+  readonly seed: number | string;
+  readonly overflows: UartOverflow[] = [];
+  readonly #options: ScenarioOptions;
+  readonly #store: KvStore;
+  readonly #serial: ScenarioSerialOptions;
+  readonly #linkName: string;
+  readonly #timeoutMs: number;
+  readonly #wire: WireLines;
+  readonly #capturePath: string | undefined;
+  readonly #start: number;
+  #module!: Module;
+  #uart!: SimUart;
+  #hostLink: MemoryLink | undefined;
+  #moduleLink!: ByteLink;
+  #host: ScenarioHost | undefined;
+  #generation = 0;
+  #boots = 0;
+  #overflowsExpected = 0;
+  #overflowWaiters: ((o: UartOverflow) => void)[] = [];
+  #closed = false;
+
+  private constructor(options: ScenarioOptions) {
+    this.#options = options;
+    this.seed = options.seed ?? 1;
+    this.#serial = options.serial ?? {};
+    this.#linkName = this.#serial.name ?? "serial";
+    this.#timeoutMs = options.timeoutMs ?? 10_000;
+    if (this.#serial.device) {
+      this.clock = new SystemClock();
+      this.driver = new RealTimeDriver(this.clock);
+    } else {
+      const fake = new FakeClock(options.clockStart ?? DEFAULT_CLOCK_START);
+      this.clock = fake;
+      this.driver = new VirtualTimeDriver(fake);
+    }
+    this.#start = this.clock.now();
+    this.#store = options.store ?? new MemoryKvStore({ capacity: options.flashCapacity });
+    this.log = options.log ?? new MemoryLog();
+    this.traffic = new HostTraffic(this.clock);
+    this.radio = new ScenarioRadio(this.clock);
+    this.#wire = new WireLines(this.#linkName);
+    this.#capturePath = typeof options.capture === "string" ? options.capture : undefined;
+    this.capture = options.capture
+      ? new LinkCapture(this.clock, {
+          module: {
+            seed: this.seed,
+            variant: options.variant ?? "cell",
+            timeKnown: options.timeKnown ?? false,
+          },
+          links: {
+            [this.#linkName]: {
+              kind: "serial",
+              ...(this.#serial.baud ? { baud: this.#serial.baud } : {}),
+              rx: this.#serial.rx ?? {},
+              ...(this.#serial.impair ? { impair: this.#serial.impair } : {}),
+              ...(this.#serial.device ? { device: this.#serial.device } : {}),
+            },
+          },
+        })
+      : undefined;
+    if (this.#capturePath) this.capture!.streamTo(this.#capturePath);
+    const moduleNow = () => this.#module;
+    this.world = new ScenarioWorld({
+      get module() {
+        return moduleNow();
+      },
+      power: this.power,
+      radio: this.radio,
+      traffic: this.traffic,
+      capture: this.capture,
+      powerCycle: () => this.#powerCycle(),
+    });
+  }
+
+  /** Boots the module and connects its serial link. */
+  static async start(options: ScenarioOptions = {}): Promise<Scenario> {
+    const scenario = new Scenario(options);
+    await scenario.#boot();
+    if (scenario.#serial.device) {
+      scenario.#moduleLink = await SerialPortLink.open(scenario.#serial.device);
+    } else {
+      const [host, module] = MemoryLink.pair();
+      scenario.#hostLink = host;
+      scenario.#moduleLink = module;
+    }
+    scenario.#attachUart();
+    return scenario;
+  }
+
+  /** The module as it is now (a power cycle replaces it). */
+  get module(): Module {
+    return this.#module;
+  }
+
+  /** The module's serial port. */
+  get uart(): SimUart {
+    return this.#uart;
+  }
+
+  /** The host's end of the in-memory serial link (absent on a real device). */
+  get hostLink(): ByteLink | undefined {
+    return this.#hostLink;
+  }
+
+  /** The attached note-c host emulator, if any. */
+  get host(): ScenarioHost | undefined {
+    return this.#host;
+  }
+
+  /** Lines as they arrived on the wire, with their bursts (see `expectPacedSegments`). */
+  get wireLines(): readonly WireLine[] {
+    return this.#wire.lines;
+  }
+
+  /** Milliseconds of scenario time since it started. */
+  elapsed(): number {
+    return this.clock.now() - this.#start;
+  }
+
+  async #boot(): Promise<void> {
+    this.#module = await Module.boot({
+      clock: this.clock,
+      // Each boot draws fresh randomness, repeatably; the identity stays in flash.
+      random: new SeededRandom(this.#boots === 0 ? this.seed : `${this.seed}/boot${this.#boots}`),
+      store: this.#store,
+      variant: this.#options.variant ?? "cell",
+      power: this.power,
+      log: this.log,
+      timeKnown: this.#options.timeKnown ?? false,
+    });
+    this.#boots++;
+  }
+
+  #attachUart(): void {
+    const generation = this.#generation;
+    // A module that lost power never answers what it was processing.
+    const module: LineHandler = {
+      handleLine: async (line) => {
+        const reply = await this.#module.handleLine(line);
+        return generation === this.#generation ? reply : undefined;
+      },
+      handleOverflow: async (length) => {
+        const reply = await this.#module.handleOverflow(length);
+        return generation === this.#generation ? reply : undefined;
+      },
+    };
+    this.#uart = SimUart.attach(this.traffic.wrap(module, this.#linkName), this.#moduleLink, {
+      clock: this.clock,
+      baud: this.#serial.baud,
+      rx: this.#serial.rx,
+      impair: this.#serial.impair,
+      seed: this.seed,
+      capture: this.capture,
+      name: this.#linkName,
+      onWire: (bytes) => this.#wire.push(this.elapsed(), bytes),
+    });
+    this.#uart.receiver?.onOverflow((overflow) => {
+      this.overflows.push(overflow);
+      this.log.warn("serial receive buffer overflow", {
+        lost: overflow.bytes.length,
+        position: overflow.position,
+      });
+      const waiter = this.#overflowWaiters.shift();
+      if (waiter) {
+        this.#overflowsExpected++;
+        waiter(overflow);
+      }
+    });
+  }
+
+  async #powerCycle(): Promise<void> {
+    this.#generation++;
+    this.#uart.detach();
+    this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, { event: "power-off" });
+    await this.#boot();
+    this.#attachUart();
+  }
+
+  /**
+   * Attaches the note-c host emulator to the serial link (in-memory scenarios). With a baud rate,
+   * its writes block like an MCU's UART driver with a 64-byte transmit buffer.
+   */
+  attachNoteC(
+    options: { timing?: Partial<NoteCTiming>; crc?: boolean; txBufferBytes?: number } = {},
+  ): ScenarioHost {
+    if (!this.#hostLink)
+      throw new Error("attachNoteC: this scenario's host is a real device on the serial port");
+    if (this.#host) throw new Error("attachNoteC: a host is already attached");
+    const timing: NoteCTiming = { ...NOTE_C_TIMING, ...options.timing };
+    const transport = new SerialHostTransport(this.#hostLink, this.clock, timing, {
+      txBaud: this.#serial.baud,
+      txBufferBytes: options.txBufferBytes,
+    });
+    const events: HostEvent[] = [];
+    const noteC = new NoteCHost({
+      clock: this.clock,
+      transport,
+      timing,
+      crc: options.crc,
+      onEvent: (event) => {
+        events.push(event);
+        if (event.event !== "send" && event.event !== "reply") {
+          this.capture?.record(`${this.#linkName}.host`, "h2m", "event", undefined, {
+            host: event.event,
+            ...(event.detail !== undefined ? { detail: event.detail } : {}),
+          });
+        }
+      },
+    });
+    const host = new ScenarioHost(this, noteC, transport, events);
+    this.#host = host;
+    return host;
+  }
+
+  /** Runs the scenario until `promise` settles; fails after `timeout` ms of scenario time. */
+  run<T>(promise: Promise<T>, options: { timeout?: number; what?: string } = {}): Promise<T> {
+    return this.driver.run(
+      promise,
+      options.timeout ?? this.#timeoutMs,
+      options.what ?? "a promise to settle",
+    );
+  }
+
+  /** Lets `ms` of scenario time pass (hosts, module, pacers and timers all run). */
+  advance(ms: number): Promise<void> {
+    return this.driver.sleep(ms);
+  }
+
+  /**
+   * Waits for the host to send a request or command matching `predicate` (the object without its
+   * crc field), consuming it. Earlier unmatched lines stay unconsumed (and fail `finish`).
+   */
+  async expectHostRequest(
+    predicate: (request: JsonObject, line: HostLine) => boolean,
+    options: { timeout?: number; what?: string } = {},
+  ): Promise<HostLine> {
+    const wait = this.traffic.waitFor(predicate);
+    try {
+      return await this.run(wait.line, {
+        timeout: options.timeout,
+        what: options.what ?? `a host request matching ${predicate.toString().slice(0, 80)}`,
+      });
+    } catch (error) {
+      wait.cancel();
+      throw error;
+    }
+  }
+
+  /** Waits until the module has answered `line`; returns its reply as an object. */
+  async replyTo(line: HostLine, options: { timeout?: number } = {}): Promise<JsonObject | undefined> {
+    await this.run(line.answered, {
+      timeout: options.timeout,
+      what: `the module's reply to line #${line.index}`,
+    });
+    return line.replyJson;
+  }
+
+  /** Marks host lines matching `predicate` (now and later) as expected. */
+  ignore(predicate: (line: HostLine) => boolean): void {
+    this.traffic.ignore(predicate);
+  }
+
+  /** Waits for the module's receive buffer to overflow (or takes one that already did). */
+  expectOverflow(options: { timeout?: number } = {}): Promise<UartOverflow> {
+    if (this.#overflowsExpected < this.overflows.length) {
+      return Promise.resolve(this.overflows[this.#overflowsExpected++]!);
+    }
+    return this.run(new Promise<UartOverflow>((resolve) => this.#overflowWaiters.push(resolve)), {
+      timeout: options.timeout,
+      what: "the module's receive buffer to overflow",
+    });
+  }
+
+  /**
+   * Asserts that every line the host sent so far was paced: bursts of at most 250 bytes with
+   * pauses between them (see PacingRule). Returns the lines checked.
+   */
+  expectPacedSegments(rule: PacingRule = {}): readonly WireLine[] {
+    const violations = pacingViolations(this.#wire.lines, rule);
+    if (violations.length > 0) {
+      throw new Error(
+        `the host did not pace its segments:\n` +
+          violations.map((v) => `  - ${v.problem} in a ${v.line.bytes}-byte line`).join("\n"),
+      );
+    }
+    return this.#wire.lines;
+  }
+
+  /** Cuts the link (bytes both ways are lost, nobody is told), for `forMs` or until reconnect. */
+  disconnect(forMs?: number): void {
+    this.#uart.outage.disconnect();
+    if (forMs !== undefined) this.clock.setTimeout(() => this.#uart.outage.reconnect(), forMs);
+  }
+
+  reconnect(): void {
+    this.#uart.outage.reconnect();
+  }
+
+  /** Holds the link's bytes (one way or both) for `ms`, then lets them through in order. */
+  stall(ms: number, dir: "h2m" | "m2h" | "both" = "both"): void {
+    this.#uart.stall(ms, dir);
+  }
+
+  /**
+   * Unplugs the cable (in-memory link): both ends see their port close, like a USB device that
+   * disappears. `replug()` connects a new cable; an attached emulator reopens its port.
+   */
+  async unplug(): Promise<void> {
+    if (!this.#hostLink) throw new Error("unplug: a real device cannot be unplugged by the harness");
+    this.capture?.record(`${this.#linkName}.host`, "h2m", "event", undefined, { event: "unplug" });
+    await this.#hostLink.close();
+  }
+
+  replug(): void {
+    if (!this.#hostLink) throw new Error("replug: a real device cannot be replugged by the harness");
+    if (!this.#hostLink.closed) throw new Error("replug: the cable is still plugged in");
+    const [host, module] = MemoryLink.pair();
+    this.#hostLink = host;
+    this.#moduleLink = module;
+    this.#generation++;
+    this.#attachUart();
+    this.capture?.record(`${this.#linkName}.host`, "h2m", "event", undefined, { event: "replug" });
+    this.#host?.reattach(host);
+  }
+
+  /** Restarts the host MCU (the emulator; a real MCU needs a RESET line on the rig). */
+  resetHost(): void {
+    if (!this.#host) throw new Error("resetHost: no host emulator attached, and this rig has no RESET line");
+    this.#host.noteC.restart();
+  }
+
+  /**
+   * Ends the scenario: lets the module answer what it already received, then fails (listing
+   * everything) if a host line was not expected, an overflow was not expected, bytes are still
+   * in flight, or the host left module output unread. Closes everything either way.
+   */
+  async finish(): Promise<void> {
+    const problems: string[] = [];
+    try {
+      await this.run(this.#uart.session.idle(), {
+        timeout: 60_000,
+        what: "the module to answer what it has",
+      });
+    } catch (error) {
+      problems.push((error as Error).message);
+    }
+    for (const line of this.traffic.describeUnconsumed()) problems.push(`host line nobody expected: ${line}`);
+    for (const o of this.overflows.slice(this.#overflowsExpected)) {
+      problems.push(
+        `receive buffer overflow nobody expected: ${o.bytes.length} bytes lost from byte ${o.position}`,
+      );
+    }
+    if (this.#uart.inFlight > 0) problems.push(`still in flight: ${this.#uart.describeInFlight()}`);
+    if (this.#host && this.#host.unread > 0) {
+      problems.push(`${this.#host.unread} bytes from the module that the host never read`);
+    }
+    let capturePath = this.#capturePath;
+    if (problems.length > 0 && this.capture && !capturePath) {
+      capturePath = join(
+        tmpdir(),
+        `cardsim-scenario-${String(this.seed)}-${process.pid}-${Date.now()}.jsonl`,
+      );
+      writeFileSync(capturePath, this.capture.toJsonl());
+    }
+    await this.close();
+    if (problems.length > 0) throw new ScenarioFailure(problems, capturePath);
+  }
+
+  /** Closes the links, the module and the capture file, without checks (test cleanup). */
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.radio.dispose();
+    await this.#uart.close();
+    await this.#hostLink?.close();
+    await this.#module.close();
+    await this.capture?.close();
+  }
+}

@@ -1,0 +1,127 @@
+import { decodeBase64, encodeBase64 } from "../../firmware/base64.js";
+import type { Module } from "../../firmware/Module.js";
+import type { SimPowerSource } from "../../firmware/PowerSource.js";
+import type { JsonObject } from "../../firmware/requests/Args.js";
+import { notefileKind } from "../../firmware/storage/NotefileKind.js";
+import type { LinkCapture } from "../capture/LinkCapture.js";
+import type { HostTraffic } from "./HostTraffic.js";
+import type { ScenarioRadio } from "./ScenarioRadio.js";
+import type { WorldAction } from "./WorldAction.js";
+
+/** What the world needs from its scenario. */
+export interface WorldHost {
+  readonly module: Module;
+  readonly power: SimPowerSource;
+  readonly radio: ScenarioRadio;
+  readonly traffic: HostTraffic;
+  readonly capture: LinkCapture | undefined;
+  /** Cuts the module's power and boots it again on its flash. */
+  powerCycle(): Promise<void>;
+}
+
+/**
+ * The module's world, scripted by a scenario: notes arriving from the hub, the supply, coverage,
+ * power. Every change happens between two host requests (never inside one), is recorded in the
+ * capture, and is applied again at the same moment by a replay.
+ */
+export class ScenarioWorld {
+  readonly #host: WorldHost;
+
+  constructor(host: WorldHost) {
+    this.#host = host;
+  }
+
+  /**
+   * A note arrives from the hub, as the sync engine will deliver it: appended to an inbound queue
+   * (`.qi`, `.qis`) or written to a database (`.db`, `.dbs`, which needs `id`).
+   */
+  inboundNote(
+    file: string,
+    note: { id?: string; body?: JsonObject; payload?: Uint8Array } = {},
+  ): Promise<void> {
+    return this.apply({
+      action: "inboundNote",
+      file,
+      ...(note.id !== undefined ? { id: note.id } : {}),
+      ...(note.body !== undefined ? { body: note.body } : {}),
+      ...(note.payload !== undefined ? { payload: encodeBase64(note.payload) } : {}),
+    });
+  }
+
+  /** Changes the supply the module measures (`card.voltage`, power-source policies). */
+  supply(supply: { volts?: number; usb?: boolean }): Promise<void> {
+    return this.apply({ action: "supply", ...supply });
+  }
+
+  /** Loses coverage (for `forMs`, or until `radioBack`). */
+  radioOutage(forMs?: number): Promise<void> {
+    return this.apply({ action: "radio", online: false, ...(forMs !== undefined ? { forMs } : {}) });
+  }
+
+  radioBack(): Promise<void> {
+    return this.apply({ action: "radio", online: true });
+  }
+
+  /** The module loses power and boots again with what its flash kept. */
+  powerCycle(): Promise<void> {
+    return this.apply({ action: "powerCycle" });
+  }
+
+  /** Applies one recorded or scripted change (replays call this). */
+  apply(action: WorldAction): Promise<void> {
+    const host = this.#host;
+    return host.traffic.exclusive(async () => {
+      host.capture?.record("world", "w2m", "world", undefined, { ...action });
+      switch (action.action) {
+        case "inboundNote":
+          return this.#inboundNote(action);
+        case "supply":
+          if (action.volts !== undefined) {
+            if (!(action.volts >= 0 && action.volts < 100))
+              throw new Error(`supply volts out of range: ${action.volts}`);
+            host.power.volts = action.volts;
+          }
+          if (action.usb !== undefined) host.power.onUsb = action.usb;
+          return;
+        case "radio":
+          host.radio.set(action.online, action.forMs);
+          return;
+        case "powerCycle":
+          return host.powerCycle();
+        default:
+          throw new Error(`unknown world action ${JSON.stringify(action)}`);
+      }
+    });
+  }
+
+  async #inboundNote(action: Extract<WorldAction, { action: "inboundNote" }>): Promise<void> {
+    const { module } = this.#host;
+    const kind = notefileKind(action.file);
+    if (!kind || (kind.direction !== "in" && kind.direction !== "both")) {
+      throw new Error(`inbound notes go to .qi, .qis, .db or .dbs notefiles, not "${action.file}"`);
+    }
+    let payload: Uint8Array | undefined;
+    if (action.payload !== undefined) {
+      payload = decodeBase64(action.payload);
+      if (!payload) throw new Error("inbound note payload is not valid base64");
+    }
+    const box = module.notebox;
+    const content = {
+      ...(action.body !== undefined ? { body: action.body } : {}),
+      ...(payload !== undefined ? { payload } : {}),
+      time: module.noteTime(),
+    };
+    await box.transact(() => {
+      if (kind.queue) {
+        if (action.id !== undefined) throw new Error(`queue notes have no ID (${action.file})`);
+        box.appendToQueue(action.file, content);
+        return;
+      }
+      if (action.id === undefined || action.id === "")
+        throw new Error(`a note for ${action.file} needs an id`);
+      const file = box.ensureFile(action.file);
+      const previous = file.notes.get(action.id);
+      box.putNote(file, { ...content, id: action.id, updates: previous ? previous.updates + 1 : 0 });
+    });
+  }
+}

@@ -1,0 +1,22 @@
+import type { JsonObject } from "../../firmware/requests/Args.js";
+
+/**
+ * A scripted change to a module's world, as recorded in captures (`kind: "world"`) so that a
+ * replay applies it at the same moment.
+ */
+export type WorldAction =
+  /** A note arrives from the hub into an inbound queue (`.qi`, `.qis`) or a database (`.db`, `.dbs`). */
+  | {
+      readonly action: "inboundNote";
+      readonly file: string;
+      readonly id?: string;
+      readonly body?: JsonObject;
+      /** Base64. */
+      readonly payload?: string;
+    }
+  /** The module's supply changes. */
+  | { readonly action: "supply"; readonly volts?: number; readonly usb?: boolean }
+  /** Coverage is lost or comes back (`forMs`: for that long). */
+  | { readonly action: "radio"; readonly online: boolean; readonly forMs?: number }
+  /** The module loses power and boots again on what its flash kept. */
+  | { readonly action: "powerCycle" };

@@ -1,0 +1,248 @@
+import type { Clock } from "../../firmware/Clock.js";
+import { appendCrc, checkRequestCrc } from "../../firmware/host/RequestCrc.js";
+import type { JsonObject } from "../../firmware/requests/Args.js";
+import { HostIoError, type HostTransport } from "./HostTransport.js";
+import { NOTE_C_TIMING, type NoteCTiming } from "./NoteCTiming.js";
+import { sleep } from "./sleep.js";
+
+/** Something the emulated host did, for traces and scenario reports. */
+export interface HostEvent {
+  readonly t: number;
+  readonly event: "reset" | "send" | "reply" | "retry" | "give-up" | "restart";
+  readonly detail?: string;
+}
+
+export interface NoteCHostOptions {
+  readonly clock: Clock;
+  readonly transport: HostTransport;
+  readonly timing?: Partial<NoteCTiming>;
+  /** Add the request CRC (note-c does unless built with NOTE_C_LOW_MEM). */
+  readonly crc?: boolean;
+  readonly onEvent?: (event: HostEvent) => void;
+}
+
+const decoder = new TextDecoder();
+
+/** Thrown into a transaction that was in progress when the host MCU restarted. */
+export class HostRestarted extends Error {
+  constructor() {
+    super("the host restarted during the transaction");
+  }
+}
+
+/**
+ * A host MCU running note-c, reproduced on a clock: the same request CRC and sequence numbers,
+ * resets with the newline drain rule, segment pacing, reply timeouts, and retries on `{io}`
+ * (not on `{bad-bin}` or `{not-supported}`), 500 ms apart, up to 5 times. Failed transactions
+ * return note-c's error document (`{"err":"... {io}","src":"note-c"}`), as `NoteRequestResponse`
+ * does, and make the next transaction start with a reset.
+ */
+export class NoteCHost {
+  readonly timing: NoteCTiming;
+  readonly #clock: Clock;
+  readonly #transport: HostTransport;
+  readonly #crc: boolean;
+  readonly #onEvent: (event: HostEvent) => void;
+  #sequence = 0;
+  #resetRequired = true;
+  #moduleSendsCrc = false;
+  #generation = 0;
+  #busy: Promise<unknown> = Promise.resolve();
+  readonly stats = { transactions: 0, retries: 0, resets: 0, failures: 0 };
+
+  constructor(options: NoteCHostOptions) {
+    this.#clock = options.clock;
+    this.#transport = options.transport;
+    this.timing = { ...NOTE_C_TIMING, ...options.timing };
+    this.#crc = options.crc ?? true;
+    this.#onEvent = options.onEvent ?? (() => undefined);
+  }
+
+  get transport(): HostTransport {
+    return this.#transport;
+  }
+
+  /** The sequence number the next request's CRC field will carry. */
+  get sequence(): number {
+    return this.#sequence;
+  }
+
+  /** Sends a request and returns the module's reply, or note-c's error document. */
+  request(req: JsonObject): Promise<JsonObject> {
+    if (typeof req["req"] !== "string" || req["cmd"] !== undefined) {
+      throw new Error('NoteCHost.request needs an object with "req" (and no "cmd")');
+    }
+    return this.#exclusive(async () => (await this.#transaction(req))!);
+  }
+
+  /** Sends a command (no reply). */
+  command(cmd: JsonObject): Promise<void> {
+    if (typeof cmd["cmd"] !== "string" || cmd["req"] !== undefined) {
+      throw new Error('NoteCHost.command needs an object with "cmd" (and no "req")');
+    }
+    return this.#exclusive(async () => void (await this.#transaction(cmd)));
+  }
+
+  /** Resynchronizes with the module now (note-c's NoteReset). */
+  reset(): Promise<boolean> {
+    return this.#exclusive(() => this.#reset(this.#generation));
+  }
+
+  /**
+   * The host MCU restarts: whatever it was doing is abandoned, its sequence number starts again
+   * at 0, and its next transaction begins with a reset, as after a power-on.
+   */
+  restart(): void {
+    this.#generation++;
+    this.#sequence = 0;
+    this.#resetRequired = true;
+    this.#moduleSendsCrc = false;
+    this.#busy = Promise.resolve();
+    this.#transport.discard();
+    this.#emit("restart");
+  }
+
+  #exclusive<T>(task: () => Promise<T>): Promise<T> {
+    const run = this.#busy.then(task, task);
+    this.#busy = run.catch(() => undefined);
+    return run;
+  }
+
+  #emit(event: HostEvent["event"], detail?: string): void {
+    this.#onEvent({ t: this.#clock.now(), event, ...(detail === undefined ? {} : { detail }) });
+  }
+
+  #check(generation: number): void {
+    if (generation !== this.#generation) throw new HostRestarted();
+  }
+
+  async #reset(generation: number): Promise<boolean> {
+    this.stats.resets++;
+    this.#emit("reset");
+    const ok = await this.#transport.reset();
+    this.#check(generation);
+    this.#resetRequired = !ok;
+    return ok;
+  }
+
+  #timeoutMs(req: JsonObject, name: string): number {
+    // note-c: note.add and web.* may carry their own wait (plus a second of margin); web.*
+    // default to the module's 90 s; everything else waits CARD_INTER_TRANSACTION_TIMEOUT_SEC.
+    if (name === "note.add" || name.startsWith("web")) {
+      const ms = req["milliseconds"];
+      const s = req["seconds"];
+      if (typeof ms === "number") return ms + 1000;
+      if (typeof s === "number") return s * 1000 + 1000;
+      if (name.startsWith("web")) return 90_000;
+    }
+    return this.timing.transactionTimeoutMs;
+  }
+
+  async #transaction(req: JsonObject): Promise<JsonObject | undefined> {
+    const generation = this.#generation;
+    const isCommand = req["cmd"] !== undefined;
+    const name = String(isCommand ? req["cmd"] : req["req"]);
+    const id = typeof req["id"] === "number" ? req["id"] : undefined;
+    const errDoc = (err: string): JsonObject => ({ err, src: "note-c", ...(id ? { id } : {}) });
+    this.stats.transactions++;
+
+    if (this.#resetRequired && !(await this.#reset(generation))) {
+      this.stats.failures++;
+      this.#emit("give-up", "reset failed");
+      return isCommand ? undefined : errDoc("failed to reset Notecard interface {io}");
+    }
+    const timeoutMs = this.#timeoutMs(req, name);
+    let json = JSON.stringify(req);
+    const crcAdded = this.#crc && !isCommand;
+    if (crcAdded) json = appendCrc(json, this.#sequence);
+
+    let err: string | undefined;
+    let reply: JsonObject | undefined;
+    for (let attempt = 0; attempt <= this.timing.requestRetries; attempt++) {
+      if (attempt > 0) this.stats.retries++;
+      err = undefined;
+      reply = undefined;
+      let text: string;
+      try {
+        this.#emit("send", json);
+        await this.#transport.sendRequest(json);
+        this.#check(generation);
+        if (isCommand) break;
+        text = await this.#receiveReply(timeoutMs, generation);
+      } catch (error) {
+        if (!(error instanceof HostIoError)) throw error;
+        err = error.message;
+        this.#emit("retry", err);
+        this.#resetRequired = !(await this.#reset(generation));
+        await sleep(this.#clock, this.timing.retryDelayMs);
+        this.#check(generation);
+        continue;
+      }
+      this.#emit("reply", text);
+      if (crcAdded && this.#crcError(text)) {
+        err = "CRC error {io}";
+        this.#emit("retry", err);
+        await sleep(this.#clock, this.timing.retryDelayMs);
+        this.#check(generation);
+        continue;
+      }
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        parsed = undefined;
+      }
+      if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
+        err = "corrupt response {io}";
+        this.#emit("retry", err);
+        await sleep(this.#clock, this.timing.retryDelayMs);
+        this.#check(generation);
+        continue;
+      }
+      reply = parsed as JsonObject;
+      delete reply["crc"];
+      const replyErr = typeof reply["err"] === "string" ? reply["err"] : "";
+      if (replyErr.includes("{bad-bin}")) break;
+      if (replyErr.includes("{io}") && !replyErr.includes("{not-supported}")) {
+        err = "corrupt response {io}";
+        this.#emit("retry", replyErr);
+        await sleep(this.#clock, this.timing.retryDelayMs);
+        this.#check(generation);
+        continue;
+      }
+      break;
+    }
+    this.#sequence = (this.#sequence + 1) & 0xffff;
+    if (isCommand) return undefined;
+    if (err !== undefined) {
+      this.stats.failures++;
+      this.#resetRequired = true;
+      this.#emit("give-up", err);
+      return errDoc(err);
+    }
+    return reply;
+  }
+
+  /** The next reply line, skipping heartbeats (which restart the wait). */
+  async #receiveReply(timeoutMs: number, generation: number): Promise<string> {
+    for (;;) {
+      const line = decoder.decode(await this.#transport.receiveLine(timeoutMs)).trim();
+      this.#check(generation);
+      if (line.includes('"err":"{heartbeat}')) continue;
+      return line;
+    }
+  }
+
+  /**
+   * note-c's `_crcError`: error replies and text not ending in `}` are not checked; a crc field
+   * must match this request's sequence number and the reply text; once the module has sent one
+   * CRC, a reply without one is an error.
+   */
+  #crcError(text: string): boolean {
+    if (text.includes('"err":') || !text.endsWith("}")) return false;
+    const check = checkRequestCrc(text);
+    if (check.kind === "none" || check.kind === "malformed") return this.#moduleSendsCrc;
+    this.#moduleSendsCrc = true;
+    return check.kind === "mismatch" || check.sequence !== this.#sequence;
+  }
+}
