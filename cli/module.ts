@@ -4,6 +4,9 @@ import { SimError } from "../firmware/SimError.js";
 import type { Variant } from "../firmware/Variant.js";
 import { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
 import { PtyBridge } from "../hil/links/PtyBridge.js";
+import { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
+import { SimUart } from "../hil/links/SimUart.js";
+import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
 import { pinoModuleLog } from "../hil/PinoModuleLog.js";
 import { SystemClock } from "../hil/SystemClock.js";
 import { addFlashOptions, flashDirectory, openModuleStore, type FlashOptions } from "./flash.js";
@@ -14,6 +17,8 @@ export interface ModuleCommandOptions extends FlashOptions {
   dir: string;
   tcp?: { host: string; port: number };
   pty?: string;
+  serial?: string;
+  rxBuffer?: number;
   sku: Variant;
   seed?: string;
   timeKnown?: boolean;
@@ -30,16 +35,15 @@ export interface RunningModule {
   readonly module: Module;
   readonly tcp: ModuleLinkServer;
   readonly pty?: PtyBridge;
-  /** The flash directory, undefined when the module runs on memory only (`--no-flash`). */
-  readonly flash?: string;
+  readonly serial?: SerialDeviceServer;
   close(): Promise<void>;
 }
 
 export async function startModule(options: ModuleCommandOptions): Promise<RunningModule> {
   const logger = createLogger(options.logLevel, "module");
-  const store = await openModuleStore(options);
+  const clock = new SystemClock();
   const module = await Module.boot({
-    clock: new SystemClock(),
+    clock,
     random: randomFor(options.seed),
     store,
     variant: options.sku,
@@ -52,32 +56,46 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     await store.close().catch(() => undefined);
     throw error;
   });
-  const tcpAddress = options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP);
-  const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port).catch(
-    async (error: unknown) => {
-      await module.close(); // lets go of the flash (and its lock)
-      throw error;
-    },
-  );
-  let pty: PtyBridge | undefined;
+  // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
+  // the TCP port stays a plain line protocol for tools.
+  const rx: SimUartReceiverOptions | false =
+    options.rxBuffer === 0 ? false : { capacity: options.rxBuffer ?? DEFAULT_RX_CAPACITY };
+  const closers: (() => Promise<void>)[] = [() => module.close()];
+  const closeAll = async () => {
+    for (const close of closers.splice(0).reverse()) await close();
+  };
   try {
-    if (options.pty) pty = await PtyBridge.open(options.pty, { host: "127.0.0.1", port: tcp.address.port });
+    const tcpAddress = options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP);
+    const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port);
+    closers.push(() => tcp.close());
+    let pty: PtyBridge | undefined;
+    if (options.pty) {
+      const uartPort = await ModuleLinkServer.listen(module, "127.0.0.1", 0, (handler, link) =>
+        SimUart.attach(handler, link, { clock, rx, name: "pty" }),
+      );
+      closers.push(() => uartPort.close());
+      pty = await PtyBridge.open(options.pty, uartPort.address);
+      const bridge = pty;
+      closers.push(() => bridge.close());
+    }
+    let serial: SerialDeviceServer | undefined;
+    if (options.serial) {
+      serial = await SerialDeviceServer.start(module, options.serial, {
+        clock,
+        rx,
+        onStatus: ({ open, error }) =>
+          open
+            ? logger.info({ device: options.serial }, "serial device open")
+            : logger.warn({ device: options.serial, error }, "serial device gone; reopening when it is back"),
+      });
+      const device = serial;
+      closers.push(() => device.close());
+    }
+    return { module, tcp, pty, serial, close: closeAll };
   } catch (error) {
-    await tcp.close();
-    await module.close();
+    await closeAll();
     throw error;
   }
-  return {
-    module,
-    tcp,
-    pty,
-    flash: flashDirectory(options),
-    async close() {
-      await pty?.close();
-      await tcp.close();
-      await module.close();
-    },
-  };
 }
 
 export function describeModule(running: RunningModule): string {
@@ -87,7 +105,7 @@ export function describeModule(running: RunningModule): string {
     `  tcp  ${tcp.address.host}:${tcp.address.port}`,
   ];
   if (pty) lines.push(`  pty  ${pty.path}`);
-  lines.push(`  flash ${flash ?? "(memory only)"}`);
+  if (running.serial) lines.push(`  serial  ${running.serial.path} @${running.serial.baudRate}`);
   return lines.join("\n");
 }
 
@@ -99,6 +117,15 @@ export function addModuleOptions(command: Command): Command {
       parseHostPort,
     )
     .option("--pty <PATH>", "create a virtual serial device at PATH (needs socat)")
+    .option(
+      "--serial <DEV[@BAUD]>",
+      "serve a serial device: a Pi UART (/dev/ttyAMA0), the USB gadget port (/dev/ttyGS0), a USB adapter; baud defaults to 9600",
+    )
+    .option(
+      "--rx-buffer <BYTES>",
+      `the module's serial receive buffer on --serial and --pty (default ${DEFAULT_RX_CAPACITY}; 0: unlimited)`,
+      parseInteger,
+    )
     .option(
       "--sku <SKU>",
       "hardware variant: cell, cell-wifi, wifi, lora, ntn, or a SKU",

@@ -4,6 +4,9 @@ import type { ByteLink } from "./links/ByteLink.js";
 import { SerialPortLink } from "./links/SerialPortLink.js";
 import { TcpLink } from "./links/TcpLink.js";
 
+const SEGMENT_BYTES = 250;
+const SEGMENT_DELAY_MS = 250;
+
 /**
  * The host end of the serial line protocol, for tools and tests: sends one request line and
  * waits for its reply, skipping trace output and heartbeats as host libraries do.
@@ -79,6 +82,17 @@ export class HostLineClient {
     this.#link.write(typeof bytes === "string" ? Buffer.from(bytes, "utf8") : bytes);
   }
 
+  /**
+   * Sends a line in 250-byte segments 250 ms apart, as host libraries do, so that a long request
+   * fits the module's 1500-byte receive buffer on a serial device.
+   */
+  async #writePaced(bytes: Buffer): Promise<void> {
+    for (let offset = 0; offset < bytes.length; offset += SEGMENT_BYTES) {
+      if (offset > 0) await new Promise((resolve) => setTimeout(resolve, SEGMENT_DELAY_MS));
+      this.write(bytes.subarray(offset, offset + SEGMENT_BYTES));
+    }
+  }
+
   /** A bare newline; the module answers `\r\n`. Drains anything stale first. */
   async resync(timeoutMs = 500): Promise<boolean> {
     this.#lines = [];
@@ -102,7 +116,7 @@ export class HostLineClient {
     const isCommand = /^\s*\{\s*"cmd"\s*:/.test(json) || (!/"req"\s*:/.test(json) && /"cmd"\s*:/.test(json));
     const sequence = this.#sequence++ & 0xffff;
     const line = options.crc && !isCommand ? appendCrc(json.trim(), sequence) : json.trim();
-    this.write(line + "\n");
+    await this.#writePaced(Buffer.from(line + "\n", "utf8"));
     if (isCommand) return undefined;
     const deadline = Date.now() + timeoutMs;
     for (;;) {

@@ -22,7 +22,16 @@ export class ModuleLinkServer {
     this.#server = server;
   }
 
-  static listen(handler: LineHandler, host: string, port: number): Promise<ModuleLinkServer> {
+  /**
+   * `attach` connects each new connection to the module; by default the plain line protocol
+   * (`attachSerialLink`). A pty bridge passes one that adds the module's UART model.
+   */
+  static listen(
+    handler: LineHandler,
+    host: string,
+    port: number,
+    attach: (handler: LineHandler, link: ByteLink) => void = attachSerialLink,
+  ): Promise<ModuleLinkServer> {
     return new Promise((resolve, reject) => {
       const server = createServer();
       const instance = new ModuleLinkServer(server);
@@ -30,7 +39,7 @@ export class ModuleLinkServer {
         const link = new TcpLink(socket);
         instance.#links.add(link);
         link.onClose(() => instance.#links.delete(link));
-        attachSerialLink(handler, link);
+        attach(handler, link);
       });
       server.once("error", reject);
       server.listen(port, host, () => {

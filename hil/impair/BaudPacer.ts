@@ -10,7 +10,13 @@ import { ByteStage } from "../links/ByteStage.js";
 export class BaudPacer extends ByteStage {
   readonly #clock: Clock;
   readonly #byteMs: number;
-  /** Arrival time (ms, fractional) of each queued byte, oldest first. */
+  readonly #baud: number;
+  readonly #byteTicks: number;
+  readonly #base: number;
+  /**
+   * Arrival time of each queued byte, oldest first, in exact integer ticks of 1/baud ms since
+   * the pacer was made (so that 96 bytes at 9600 baud take exactly 100 ms, not 100.0000001).
+   */
   #times: number[] = [];
   #bytes: number[] = [];
   #head = 0;
@@ -22,8 +28,17 @@ export class BaudPacer extends ByteStage {
     const bits = options.bitsPerByte ?? 10;
     if (!(options.baud > 0)) throw new Error(`baud must be > 0, got ${options.baud}`);
     if (!(bits > 0)) throw new Error(`bitsPerByte must be > 0, got ${bits}`);
+    if (!Number.isInteger(options.baud) || !Number.isInteger(bits))
+      throw new Error("baud and bitsPerByte must be integers");
     this.#clock = clock;
+    this.#baud = options.baud;
+    this.#byteTicks = bits * 1000;
     this.#byteMs = (bits * 1000) / options.baud;
+    this.#base = clock.now();
+  }
+
+  #ticks(ms: number): number {
+    return (ms - this.#base) * this.#baud;
   }
 
   /** Milliseconds one byte takes on the wire. */
@@ -36,10 +51,9 @@ export class BaudPacer extends ByteStage {
   }
 
   protected receive(bytes: Uint8Array): void {
-    const now = this.#clock.now();
-    let t = Math.max(now, this.#lineFreeAt);
+    let t = Math.max(this.#ticks(this.#clock.now()), this.#lineFreeAt);
     for (const b of bytes) {
-      t += this.#byteMs;
+      t += this.#byteTicks;
       this.#times.push(t);
       this.#bytes.push(b);
     }
@@ -49,13 +63,13 @@ export class BaudPacer extends ByteStage {
 
   #schedule(): void {
     if (this.#timer !== undefined || this.held === 0) return;
-    const due = Math.ceil(this.#times[this.#head]! - 1e-9);
+    const due = this.#base + Math.ceil(this.#times[this.#head]! / this.#baud);
     this.#timer = this.#clock.setTimeout(() => this.#release(), Math.max(0, due - this.#clock.now()));
   }
 
   #release(): void {
     this.#timer = undefined;
-    const now = this.#clock.now() + 1e-9;
+    const now = this.#ticks(this.#clock.now());
     const start = this.#head;
     while (this.#head < this.#times.length && this.#times[this.#head]! <= now) this.#head++;
     const out = Uint8Array.from(this.#bytes.slice(start, this.#head));
