@@ -152,7 +152,8 @@ export class Scenario {
   readonly radio: ScenarioRadio;
   readonly log: ModuleLog;
   readonly seed: number | string;
-  readonly overflows: UartOverflow[] = [];
+  /** Overflow episodes of the module's receive buffer: every loss, grouped by episode. */
+  readonly overflows: UartOverflow[][] = [];
   readonly #options: ScenarioOptions;
   readonly #store: KvStore;
   readonly #serial: ScenarioSerialOptions;
@@ -169,7 +170,7 @@ export class Scenario {
   #generation = 0;
   #boots = 0;
   #overflowsExpected = 0;
-  #overflowWaiters: ((o: UartOverflow) => void)[] = [];
+  #overflowWaiters: ((o: UartOverflow[]) => void)[] = [];
   #closed = false;
 
   private constructor(options: ScenarioOptions) {
@@ -307,16 +308,24 @@ export class Scenario {
       name: this.#linkName,
       onWire: (bytes) => this.#wire.push(this.elapsed(), bytes),
     });
+    let episodes = 0;
     this.#uart.receiver?.onOverflow((overflow) => {
-      this.overflows.push(overflow);
       this.log.warn("serial receive buffer overflow", {
         lost: overflow.bytes.length,
         position: overflow.position,
+        episode: overflow.episode,
       });
+      if (overflow.episode === episodes) {
+        this.overflows.at(-1)!.push(overflow);
+        return;
+      }
+      episodes = overflow.episode;
+      const episode = [overflow];
+      this.overflows.push(episode);
       const waiter = this.#overflowWaiters.shift();
       if (waiter) {
         this.#overflowsExpected++;
-        waiter(overflow);
+        waiter(episode);
       }
     });
   }
@@ -413,12 +422,15 @@ export class Scenario {
     this.traffic.ignore(predicate);
   }
 
-  /** Waits for the module's receive buffer to overflow (or takes one that already did). */
-  expectOverflow(options: { timeout?: number } = {}): Promise<UartOverflow> {
+  /**
+   * Waits for an overflow episode of the module's receive buffer (or takes one that already
+   * happened), consuming it: the losses of that episode, in order.
+   */
+  expectOverflow(options: { timeout?: number } = {}): Promise<UartOverflow[]> {
     if (this.#overflowsExpected < this.overflows.length) {
       return Promise.resolve(this.overflows[this.#overflowsExpected++]!);
     }
-    return this.run(new Promise<UartOverflow>((resolve) => this.#overflowWaiters.push(resolve)), {
+    return this.run(new Promise<UartOverflow[]>((resolve) => this.#overflowWaiters.push(resolve)), {
       timeout: options.timeout,
       what: "the module's receive buffer to overflow",
     });
@@ -498,9 +510,10 @@ export class Scenario {
       problems.push((error as Error).message);
     }
     for (const line of this.traffic.describeUnconsumed()) problems.push(`host line nobody expected: ${line}`);
-    for (const o of this.overflows.slice(this.#overflowsExpected)) {
+    for (const episode of this.overflows.slice(this.#overflowsExpected)) {
+      const lost = episode.reduce((n, o) => n + o.bytes.length, 0);
       problems.push(
-        `receive buffer overflow nobody expected: ${o.bytes.length} bytes lost from byte ${o.position}`,
+        `receive buffer overflow nobody expected: ${lost} bytes lost from byte ${episode[0]!.position}`,
       );
     }
     if (this.#uart.inFlight > 0) problems.push(`still in flight: ${this.#uart.describeInFlight()}`);

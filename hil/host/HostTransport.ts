@@ -1,6 +1,13 @@
 /** An I/O failure on the host's side, with note-c's text (hosts retry on `{io}`). */
 export class HostIoError extends Error {}
 
+/** What a transport throws from a send or receive that `discard()` interrupted. */
+export class TransportAborted extends Error {
+  constructor() {
+    super("the transport was reset");
+  }
+}
+
 /**
  * How a host library moves bytes to and from the module: serial or I2C, each with note-c's
  * framing and pacing. The transaction logic above it (CRC, retries, resets) is the same for both.
@@ -21,6 +28,9 @@ export interface HostTransport {
   receiveLine(firstByteTimeoutMs: number): Promise<Uint8Array>;
   /** Bytes received from the module and not read yet. */
   readonly pending: number;
-  /** Forgets anything received but not read (the host MCU restarted). */
+  /**
+   * Forgets anything received but not read, and stops a send or receive in progress (which
+   * throws TransportAborted): the host MCU restarted.
+   */
   discard(): void;
 }

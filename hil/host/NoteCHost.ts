@@ -1,7 +1,7 @@
 import type { Clock } from "../../firmware/Clock.js";
 import { appendCrc, checkRequestCrc } from "../../firmware/host/RequestCrc.js";
 import type { JsonObject } from "../../firmware/requests/Args.js";
-import { HostIoError, type HostTransport } from "./HostTransport.js";
+import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import { NOTE_C_TIMING, type NoteCTiming } from "./NoteCTiming.js";
 import { sleep } from "./sleep.js";
 
@@ -119,7 +119,7 @@ export class NoteCHost {
   async #reset(generation: number): Promise<boolean> {
     this.stats.resets++;
     this.#emit("reset");
-    const ok = await this.#transport.reset();
+    const ok = await this.#aborting(this.#transport.reset());
     this.#check(generation);
     this.#resetRequired = !ok;
     return ok;
@@ -136,6 +136,16 @@ export class NoteCHost {
       if (name.startsWith("web")) return 90_000;
     }
     return this.timing.transactionTimeoutMs;
+  }
+
+  /** A transport operation the host's restart interrupted becomes HostRestarted. */
+  async #aborting<T>(operation: Promise<T>): Promise<T> {
+    try {
+      return await operation;
+    } catch (error) {
+      if (error instanceof TransportAborted) throw new HostRestarted();
+      throw error;
+    }
   }
 
   async #transaction(req: JsonObject): Promise<JsonObject | undefined> {
@@ -165,7 +175,7 @@ export class NoteCHost {
       let text: string;
       try {
         this.#emit("send", json);
-        await this.#transport.sendRequest(json);
+        await this.#aborting(this.#transport.sendRequest(json));
         this.#check(generation);
         if (isCommand) break;
         text = await this.#receiveReply(timeoutMs, generation);
@@ -226,7 +236,7 @@ export class NoteCHost {
   /** The next reply line, skipping heartbeats (which restart the wait). */
   async #receiveReply(timeoutMs: number, generation: number): Promise<string> {
     for (;;) {
-      const line = decoder.decode(await this.#transport.receiveLine(timeoutMs)).trim();
+      const line = decoder.decode(await this.#aborting(this.#transport.receiveLine(timeoutMs))).trim();
       this.#check(generation);
       if (line.includes('"err":"{heartbeat}')) continue;
       return line;

@@ -1,7 +1,7 @@
 import type { Clock, TimerHandle } from "../../firmware/Clock.js";
 import type { ByteLink } from "../links/ByteLink.js";
 import { ByteQueue } from "./ByteQueue.js";
-import { HostIoError, type HostTransport } from "./HostTransport.js";
+import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import type { NoteCTiming } from "./NoteCTiming.js";
 import { sleep } from "./sleep.js";
 
@@ -31,6 +31,7 @@ export class SerialHostTransport implements HostTransport {
   #wake: (() => void) | undefined;
   #wireFreeAt = 0;
   #closed = false;
+  #epoch = 0;
 
   constructor(link: ByteLink, clock: Clock, timing: NoteCTiming, options: SerialHostTransportOptions = {}) {
     this.#clock = clock;
@@ -79,7 +80,13 @@ export class SerialHostTransport implements HostTransport {
     });
   }
 
-  async #write(bytes: Uint8Array): Promise<void> {
+  /** Throws if `discard()` was called since `epoch` (the MCU restarted mid-operation). */
+  #check(epoch: number): void {
+    if (epoch !== this.#epoch) throw new TransportAborted();
+  }
+
+  async #write(bytes: Uint8Array, epoch: number): Promise<void> {
+    this.#check(epoch);
     if (this.#closed) throw new HostIoError("serial port closed {io}");
     this.#link.write(bytes);
     if (this.#byteMs === undefined) return;
@@ -87,16 +94,19 @@ export class SerialHostTransport implements HostTransport {
     this.#wireFreeAt = Math.max(now, this.#wireFreeAt) + bytes.length * this.#byteMs;
     const returnsAt = this.#wireFreeAt - this.#txBuffer * this.#byteMs;
     if (returnsAt > now) await sleep(this.#clock, Math.ceil(returnsAt - now));
+    this.#check(epoch);
   }
 
   async reset(): Promise<boolean> {
     const t = this.#timing;
+    const epoch = this.#epoch;
     await sleep(this.#clock, t.serialSegmentDelayMs);
+    this.#check(epoch);
     this.#rx.clear();
     for (let attempt = 0; attempt < t.resetSyncRetries; attempt++) {
       if (this.#closed) return false;
       // Always a bare \n: some module firmware ignores \r\n after I2C use (note-c PR 87).
-      await this.#write(NEWLINE);
+      await this.#write(NEWLINE, epoch);
       let somethingFound = false;
       let nonControl = false;
       const end = this.#clock.now() + t.resetDrainMs;
@@ -110,6 +120,7 @@ export class SerialHostTransport implements HostTransport {
           if (b !== 0x0a && b !== 0x0d) nonControl = true;
         }
       }
+      this.#check(epoch);
       if (somethingFound && !nonControl) return true;
       await sleep(this.#clock, t.resetDrainMs);
     }
@@ -119,29 +130,33 @@ export class SerialHostTransport implements HostTransport {
   async sendRequest(json: string): Promise<void> {
     const bytes = encoder.encode(json);
     const t = this.#timing;
+    const epoch = this.#epoch;
     const segment = t.paceSegments ? t.serialSegmentBytes : Math.max(1, bytes.length);
     for (let offset = 0; offset < bytes.length; offset += segment) {
-      await this.#write(bytes.subarray(offset, offset + segment));
+      await this.#write(bytes.subarray(offset, offset + segment), epoch);
       if (offset + segment < bytes.length && t.paceSegments) await sleep(this.#clock, t.serialSegmentDelayMs);
     }
-    await this.#write(CRLF);
+    await this.#write(CRLF, epoch);
   }
 
   async sendRaw(bytes: Uint8Array): Promise<void> {
     const segment = this.#timing.serialSegmentBytes;
+    const epoch = this.#epoch;
     for (let offset = 0; offset < bytes.length; offset += segment) {
-      await this.#write(bytes.subarray(offset, offset + segment));
+      await this.#write(bytes.subarray(offset, offset + segment), epoch);
     }
   }
 
   async receiveLine(firstByteTimeoutMs: number): Promise<Uint8Array> {
     const t = this.#timing;
+    const epoch = this.#epoch;
     // note-c polls for the first byte every few ms, then reads greedily.
     const start = this.#clock.now();
     while (this.#rx.length === 0) {
       const left = start + firstByteTimeoutMs - this.#clock.now();
       if (left <= 0 || this.#closed) throw new HostIoError("transaction timeout {io}");
       await sleep(this.#clock, Math.min(t.serialPollMs, left));
+      this.#check(epoch);
     }
     const parts: Uint8Array[] = [];
     for (;;) {
@@ -151,9 +166,9 @@ export class SerialHostTransport implements HostTransport {
         break;
       }
       parts.push(this.#rx.take(this.#rx.length));
-      if (!(await this.#waitForData(t.intraTransactionTimeoutMs))) {
-        throw new HostIoError("timeout: transaction incomplete {io}");
-      }
+      const more = await this.#waitForData(t.intraTransactionTimeoutMs);
+      this.#check(epoch);
+      if (!more) throw new HostIoError("timeout: transaction incomplete {io}");
     }
     const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
     let offset = 0;
@@ -169,6 +184,7 @@ export class SerialHostTransport implements HostTransport {
   }
 
   discard(): void {
+    this.#epoch++;
     this.#rx.clear();
   }
 }

@@ -15,11 +15,18 @@ export interface SimUartReceiverOptions {
   readonly drainIntervalMs?: number;
 }
 
+/**
+ * Bytes the receive buffer lost because it was full. An overflow episode lasts from the first
+ * byte lost until the buffer is empty again (the module caught up); a host blasting a long
+ * request loses bytes in many places of one episode, each reported with the episode's number.
+ */
 export interface UartOverflow {
   /** Position in the received stream of the first byte lost. */
   readonly position: number;
-  /** The bytes lost. */
+  /** The bytes lost (consecutive in the stream). */
   readonly bytes: Uint8Array;
+  /** 1 for the first episode, 2 for the next, ... */
+  readonly episode: number;
 }
 
 export const DEFAULT_RX_CAPACITY = 1500;
@@ -46,6 +53,7 @@ export class SimUartReceiver extends ByteStage {
   #allowance = 0;
   #timer: TimerHandle | undefined;
   #binary = false;
+  #inEpisode = false;
   #overflows = 0;
   #dropped = 0;
   #peak = 0;
@@ -87,6 +95,7 @@ export class SimUartReceiver extends ByteStage {
   expectBinaryLine(): void {
     this.#binary = true;
     this.#drain(this.#count);
+    this.#inEpisode = false;
   }
 
   protected receive(bytes: Uint8Array, position: number): void {
@@ -108,9 +117,10 @@ export class SimUartReceiver extends ByteStage {
     this.#peak = Math.max(this.#peak, this.#count);
     if (offset + fits < bytes.length) {
       const lost = bytes.slice(offset + fits);
-      this.#overflows++;
+      if (!this.#inEpisode) this.#overflows++;
+      this.#inEpisode = true;
       this.#dropped += lost.length;
-      const overflow = { position: position + offset + fits, bytes: lost };
+      const overflow = { position: position + offset + fits, bytes: lost, episode: this.#overflows };
       for (const l of this.#listeners) l(overflow);
     }
     this.#schedule();
@@ -128,7 +138,10 @@ export class SimUartReceiver extends ByteStage {
     this.#allowance -= n;
     this.#drain(n);
     // Idle time is not banked: a burst after a pause meets the same drain rate.
-    if (this.#count === 0) this.#allowance = 0;
+    if (this.#count === 0) {
+      this.#allowance = 0;
+      this.#inEpisode = false;
+    }
     this.#schedule();
   }
 
