@@ -1,4 +1,5 @@
 import { decodeBase64, encodeBase64 } from "../../firmware/base64.js";
+import { ENV_KEYS, type HubEnvironment } from "../../firmware/config/Environment.js";
 import type { Module } from "../../firmware/Module.js";
 import type { SimPowerSource } from "../../firmware/PowerSource.js";
 import type { JsonObject } from "../../firmware/requests/Args.js";
@@ -48,6 +49,18 @@ export class ScenarioWorld {
     });
   }
 
+  /**
+   * The hub delivers environment variables, as the sync engine will write them: each scope given
+   * replaces that scope's values (`env.get` then sees them under any host `env.set` value).
+   */
+  hubEnv(scopes: {
+    device?: Record<string, string>;
+    fleet?: Record<string, string>;
+    project?: Record<string, string>;
+  }): Promise<void> {
+    return this.apply({ action: "env", ...scopes });
+  }
+
   /** Changes the supply the module measures (`card.voltage`, power-source policies). */
   supply(supply: { volts?: number; usb?: boolean }): Promise<void> {
     return this.apply({ action: "supply", ...supply });
@@ -75,13 +88,17 @@ export class ScenarioWorld {
       switch (action.action) {
         case "inboundNote":
           return this.#inboundNote(action);
+        case "env":
+          return this.#hubEnv(action);
         case "supply":
-          if (action.volts !== undefined) {
-            if (!(action.volts >= 0 && action.volts < 100))
-              throw new Error(`supply volts out of range: ${action.volts}`);
-            host.power.volts = action.volts;
+          if (action.volts !== undefined && !(action.volts >= 0 && action.volts < 100)) {
+            throw new Error(`supply volts out of range: ${action.volts}`);
           }
-          if (action.usb !== undefined) host.power.onUsb = action.usb;
+          // One event: plugging in USB raises the voltage at the same moment.
+          host.power.set({
+            ...(action.volts !== undefined ? { volts: action.volts } : {}),
+            ...(action.usb !== undefined ? { onUsb: action.usb } : {}),
+          });
           return;
         case "radio":
           host.radio.set(action.online, action.forMs);
@@ -92,6 +109,28 @@ export class ScenarioWorld {
           throw new Error(`unknown world action ${JSON.stringify(action)}`);
       }
     });
+  }
+
+  async #hubEnv(action: Extract<WorldAction, { action: "env" }>): Promise<void> {
+    const { module } = this.#host;
+    for (const scope of ["device", "fleet", "project"] as const) {
+      const values = action[scope];
+      if (values === undefined) continue;
+      for (const [name, text] of Object.entries(values)) {
+        if (name === "" || typeof text !== "string")
+          throw new Error(`hub env ${scope}: "${name}" needs a string value`);
+      }
+    }
+    const box = module.notebox;
+    const previous = box.config<HubEnvironment>(ENV_KEYS.hub) ?? {};
+    const next: HubEnvironment = {
+      ...previous,
+      ...(action.device !== undefined ? { device: { ...action.device } } : {}),
+      ...(action.fleet !== undefined ? { fleet: { ...action.fleet } } : {}),
+      ...(action.project !== undefined ? { project: { ...action.project } } : {}),
+      time: module.noteTime(),
+    };
+    await box.transact(() => box.setConfig(ENV_KEYS.hub, next));
   }
 
   async #inboundNote(action: Extract<WorldAction, { action: "inboundNote" }>): Promise<void> {

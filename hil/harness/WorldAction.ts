@@ -14,6 +14,16 @@ export type WorldAction =
       /** Base64. */
       readonly payload?: string;
     }
+  /**
+   * The hub delivers environment variables: each scope given replaces the hub's values of that
+   * scope (device, fleet, project); scopes not given are kept.
+   */
+  | {
+      readonly action: "env";
+      readonly device?: Readonly<Record<string, string>>;
+      readonly fleet?: Readonly<Record<string, string>>;
+      readonly project?: Readonly<Record<string, string>>;
+    }
   /** The module's supply changes. */
   | { readonly action: "supply"; readonly volts?: number; readonly usb?: boolean }
   /** Coverage is lost or comes back (`forMs`: for that long). */

@@ -89,12 +89,39 @@ describe("the module's world, scripted", () => {
     await sc.finish();
   });
 
+  it("delivers hub environment variables that the host reads with env.get, under its own env.set", async () => {
+    sc = await Scenario.start({ timeKnown: true, capture: true });
+    const host = sc.attachNoteC();
+    await sc.advance(10_000);
+    await sc.world.hubEnv({ device: { Mode: "fast" }, project: { mode: "slow", rate: "5" } });
+    const start = Date.UTC(2026, 0, 1) / 1000;
+    expect(await host.request({ req: "env.get", name: "mode" })).toEqual({ text: "fast", time: start + 10 });
+    expect(await host.request({ req: "env.get" })).toEqual({
+      body: { Mode: "fast", rate: "5" },
+      time: start + 10,
+    });
+    await host.request({ req: "env.set", name: "rate", text: "9" });
+    await sc.world.hubEnv({ fleet: { rate: "7" } });
+    expect(await host.request({ req: "env.get", name: "rate" })).toMatchObject({ text: "9" });
+    expect(sc.capture!.entries.filter((e) => e.kind === "world").map((e) => e.info)).toEqual([
+      { action: "env", device: { Mode: "fast" }, project: { mode: "slow", rate: "5" } },
+      { action: "env", fleet: { rate: "7" } },
+    ]);
+    await expect(sc.world.hubEnv({ device: { "": "x" } })).rejects.toThrow(/needs a string value/);
+    sc.ignore(() => true);
+    await sc.finish();
+  });
+
   it("changes the supply the module measures, and coverage, with outages that end by themselves", async () => {
     sc = await Scenario.start({ capture: true });
+    const host = sc.attachNoteC();
     await sc.world.supply({ volts: 3.05, usb: true });
     expect([sc.module.power.voltage(), sc.module.power.usb()]).toEqual([3.05, true]);
+    expect(await host.request({ req: "card.voltage" })).toMatchObject({ usb: true });
+    await sc.expectHostRequest((r) => r["req"] === "card.voltage");
     const changes: [number, boolean][] = [];
-    sc.radio.onChange((online) => changes.push([sc!.elapsed(), online]));
+    const t0 = sc.elapsed();
+    sc.radio.onChange((online) => changes.push([sc!.elapsed() - t0, online]));
     await sc.advance(1000);
     await sc.world.radioOutage(60_000);
     expect(sc.radio.online).toBe(false);
