@@ -23,8 +23,10 @@ export interface HostLine {
   readonly text: string;
   /** The request or command object, without its `crc` field. */
   readonly request?: JsonObject;
-  /** The sequence number of the request's CRC field, when it had a valid one. */
+  /** The sequence number of the request's CRC field, when it had one. */
   readonly crcSequence?: number;
+  /** Whether that CRC matched the request (false: the line was damaged on its way). */
+  readonly crcOk?: boolean;
   /** The module's reply (without `\r\n`), once sent; undefined for commands and binary. */
   reply?: string;
   /** The reply as an object (without `crc`), when it was JSON. */
@@ -179,10 +181,25 @@ export class HostTraffic {
     delete request["crc"];
     const kind: HostLineKind =
       parsed["req"] !== undefined ? "request" : parsed["cmd"] !== undefined ? "command" : "invalid";
-    return this.#add(link, kind, text, request, crc.kind === "ok" ? crc.sequence : undefined);
+    const sequence = crc.kind === "ok" || crc.kind === "mismatch" ? crc.sequence : undefined;
+    return this.#add(
+      link,
+      kind,
+      text,
+      request,
+      sequence,
+      sequence === undefined ? undefined : crc.kind === "ok",
+    );
   }
 
-  #add(link: string, kind: HostLineKind, text: string, request?: JsonObject, crcSequence?: number) {
+  #add(
+    link: string,
+    kind: HostLineKind,
+    text: string,
+    request?: JsonObject,
+    crcSequence?: number,
+    crcOk?: boolean,
+  ) {
     let done!: () => void;
     const answered = new Promise<void>((resolve) => (done = resolve));
     const entry: HostLine = {
@@ -192,7 +209,7 @@ export class HostTraffic {
       kind,
       text,
       ...(request ? { request } : {}),
-      ...(crcSequence !== undefined ? { crcSequence } : {}),
+      ...(crcSequence !== undefined ? { crcSequence, crcOk } : {}),
       answered,
     };
     this.#lines.push(entry);
