@@ -3,6 +3,7 @@ import { checkRequestCrc } from "../../firmware/host/RequestCrc.js";
 import type { LineHandler } from "../../firmware/host/SerialSession.js";
 import { isJsonObject, type JsonObject } from "../../firmware/requests/Args.js";
 import { isBinaryPut } from "../links/isBinaryPut.js";
+import { lineReplies } from "../links/lineReplies.js";
 
 /**
  * What a host line was: a request (`req`, expects a reply), a command (`cmd`, none), a blank line
@@ -32,6 +33,8 @@ export interface HostLine {
   /** The reply as an object (without `crc`), when it was JSON. */
   replyJson?: JsonObject;
   repliedAt?: number;
+  /** Bytes the module sent right after the reply (the COBS data after `card.binary.get`). */
+  replyAfter?: Uint8Array;
   /** Resolves when the module has answered (or decided not to). */
   readonly answered: Promise<void>;
 }
@@ -76,25 +79,28 @@ export class HostTraffic {
   /** Wraps a module so that what it receives on `link` is observed. */
   wrap(handler: LineHandler, link: string): LineHandler {
     let binaryNext = false;
+    const reply = lineReplies(handler);
+    const handle = (bytes: Uint8Array) =>
+      this.exclusive(async () => {
+        const kind = binaryNext ? "binary" : undefined;
+        binaryNext = false;
+        const line = this.#record(link, bytes, kind);
+        const answer = await reply(bytes);
+        this.#answer(line.entry, answer?.text, answer?.after);
+        if (
+          line.entry.kind === "request" &&
+          isBinaryPut(bytes) &&
+          answer !== undefined &&
+          !answer.text.includes('"err"')
+        ) {
+          binaryNext = true;
+        }
+        line.done();
+        return answer;
+      });
     return {
-      handleLine: (bytes) =>
-        this.exclusive(async () => {
-          const kind = binaryNext ? "binary" : undefined;
-          binaryNext = false;
-          const line = this.#record(link, bytes, kind);
-          const reply = await handler.handleLine(bytes);
-          this.#answer(line.entry, reply);
-          if (
-            line.entry.kind === "request" &&
-            isBinaryPut(bytes) &&
-            reply !== undefined &&
-            !reply.includes('"err"')
-          ) {
-            binaryNext = true;
-          }
-          line.done();
-          return reply;
-        }),
+      handleLine: async (bytes) => (await handle(bytes))?.text,
+      handleLineReply: handle,
       handleOverflow: (length) =>
         this.exclusive(async () => {
           const wasBinary = binaryNext;
@@ -104,10 +110,10 @@ export class HostTraffic {
             wasBinary ? "binary" : "oversize",
             `<${length} bytes: longer than the module holds>`,
           );
-          const reply = await handler.handleOverflow(length);
-          this.#answer(line.entry, reply);
+          const answer = await handler.handleOverflow(length);
+          this.#answer(line.entry, answer);
           line.done();
-          return reply;
+          return answer;
         }),
     };
   }
@@ -227,7 +233,8 @@ export class HostTraffic {
     return { entry, done };
   }
 
-  #answer(line: HostLine, reply: string | undefined): void {
+  #answer(line: HostLine, reply: string | undefined, after?: Uint8Array): void {
+    if (after) line.replyAfter = after;
     if (reply === undefined) return;
     line.reply = reply.replace(/\r?\n$/, "");
     line.repliedAt = this.#clock.now() - this.#start;

@@ -124,6 +124,26 @@ export class ScenarioHost {
     return this.#scenario.run(this.noteC.reset(), { timeout: 60_000, what: "the host's reset" });
   }
 
+  /** note-c's NoteBinaryStoreTransmit: undefined on success, else its error text. */
+  binaryPut(data: Uint8Array, offset = 0, options: { timeout?: number } = {}): Promise<string | undefined> {
+    return this.#scenario.run(this.noteC.binaryPut(data, offset), {
+      timeout: options.timeout ?? 1_800_000,
+      what: "the host's binary put",
+    });
+  }
+
+  /** note-c's NoteBinaryStoreReceive. */
+  binaryGet(
+    offset: number,
+    length: number,
+    options: { timeout?: number } = {},
+  ): Promise<{ data: Uint8Array } | { err: string }> {
+    return this.#scenario.run(this.noteC.binaryGet(offset, length), {
+      timeout: options.timeout ?? 1_800_000,
+      what: "the host's binary get",
+    });
+  }
+
   /** @internal the cable came back: the host reopens its port. */
   reattach(link: ByteLink): void {
     this.#transport.attach(link);
@@ -291,6 +311,10 @@ export class Scenario {
     const module: LineHandler = {
       handleLine: async (line) => {
         const reply = await this.#module.handleLine(line);
+        return generation === this.#generation ? reply : undefined;
+      },
+      handleLineReply: async (line) => {
+        const reply = await this.#module.handleLineReply(line);
         return generation === this.#generation ? reply : undefined;
       },
       handleOverflow: async (length) => {

@@ -1,5 +1,7 @@
 import type { Clock } from "../../firmware/Clock.js";
+import { cobsDecode, cobsEncode } from "../../firmware/host/Cobs.js";
 import { appendCrc, checkRequestCrc } from "../../firmware/host/RequestCrc.js";
+import { md5Hex } from "../../firmware/md5.js";
 import type { JsonObject } from "../../firmware/requests/Args.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import { NOTE_C_TIMING, type NoteCTiming } from "./NoteCTiming.js";
@@ -81,6 +83,25 @@ export class NoteCHost {
       throw new Error('NoteCHost.command needs an object with "cmd" (and no "req")');
     }
     return this.#exclusive(async () => void (await this.#transaction(cmd)));
+  }
+
+  /**
+   * note-c's NoteBinaryStoreTransmit: checks the module's binary buffer (`card.binary`, a
+   * `{bad-bin}` left by a failed put is fine), that `offset` is its current length and the data
+   * fits; then `card.binary.put` with the COBS length and MD5, the COBS bytes and `\n` at once
+   * (no segment pauses), and `card.binary` to confirm; on `{bad-bin}` the put is tried again, 3
+   * times in all. Returns undefined on success, or note-c's error text.
+   */
+  binaryPut(data: Uint8Array, offset = 0): Promise<string | undefined> {
+    return this.#exclusive(() => this.#binaryPut(data, offset));
+  }
+
+  /**
+   * note-c's NoteBinaryStoreReceive: `card.binary.get` for `length` bytes at `offset`, then the
+   * COBS packet read as raw bytes (60 s), decoded, and checked against the reply's MD5.
+   */
+  binaryGet(offset: number, length: number): Promise<{ data: Uint8Array } | { err: string }> {
+    return this.#exclusive(() => this.#binaryGet(offset, length));
   }
 
   /** Resynchronizes with the module now (note-c's NoteReset). */
@@ -231,6 +252,71 @@ export class NoteCHost {
       return errDoc(err);
     }
     return reply;
+  }
+
+  async #binaryPut(data: Uint8Array, offset: number): Promise<string | undefined> {
+    const generation = this.#generation;
+    const check = (await this.#transaction({ req: "card.binary" }))!;
+    const checkErr = typeof check["err"] === "string" ? check["err"] : undefined;
+    if (checkErr && !checkErr.includes("{bad-bin}")) return "unexpected error received during handshake";
+    const max = typeof check["max"] === "number" ? check["max"] : 0;
+    const length = typeof check["length"] === "number" ? check["length"] : 0;
+    if (!max) return "unexpected response: max is zero or not present";
+    if (offset !== length) return "notecard data length is misaligned with offset";
+    if (data.length > (offset ? max - length : max)) return "buffer size exceeds available memory";
+    const status = md5Hex(data);
+    const encoded = cobsEncode(data);
+    const packet = new Uint8Array(encoded.length + 1);
+    packet.set(encoded);
+    packet[encoded.length] = 0x0a;
+    const attempts = 3;
+    for (let i = 0; i < attempts; i++) {
+      const put = (await this.#transaction({
+        req: "card.binary.put",
+        cobs: encoded.length,
+        ...(offset ? { offset } : {}),
+        status,
+      }))!;
+      if (put["err"] !== undefined) return "failed to initialize binary transaction";
+      try {
+        await this.#aborting(this.#transport.sendRaw(packet));
+      } catch (error) {
+        if (error instanceof HostIoError) return error.message;
+        throw error;
+      }
+      this.#check(generation);
+      const confirm = (await this.#transaction({ req: "card.binary" }))!;
+      const err = typeof confirm["err"] === "string" ? confirm["err"] : undefined;
+      if (!err) return undefined;
+      if (!err.includes("{bad-bin}")) return "unexpected error received during confirmation";
+      this.#emit("retry", err);
+    }
+    return "binary data invalid";
+  }
+
+  async #binaryGet(offset: number, length: number): Promise<{ data: Uint8Array } | { err: string }> {
+    const generation = this.#generation;
+    if (length === 0) return { err: "decodedLen cannot be zero (0)" };
+    const reply = (await this.#transaction({ req: "card.binary.get", offset, length }))!;
+    if (reply["err"] !== undefined) return { err: "failed to initialize binary transaction" };
+    const status = typeof reply["status"] === "string" ? reply["status"] : "";
+    let packet: Uint8Array;
+    try {
+      packet = await this.#aborting(this.#transport.receiveLine(60_000));
+    } catch (error) {
+      if (error instanceof HostIoError) return { err: error.message };
+      throw error;
+    }
+    this.#check(generation);
+    let data: Uint8Array;
+    try {
+      data = cobsDecode(packet.subarray(0, packet.length - 1));
+    } catch {
+      return { err: "length mismatch after decoding" };
+    }
+    if (data.length !== length) return { err: "length mismatch after decoding" };
+    if (md5Hex(data) !== status) return { err: "computed MD5 does not match received MD5" };
+    return { data };
   }
 
   /** The next reply line, skipping heartbeats (which restart the wait). */

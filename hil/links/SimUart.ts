@@ -9,6 +9,7 @@ import { Stall } from "../impair/Stall.js";
 import type { ByteLink } from "./ByteLink.js";
 import { TapStage, type ByteStage } from "./ByteStage.js";
 import { isBinaryPut } from "./isBinaryPut.js";
+import { observeLines } from "./lineReplies.js";
 import { SimUartReceiver, type SimUartReceiverOptions } from "./SimUartReceiver.js";
 import { StagedLink } from "./StagedLink.js";
 
@@ -108,16 +109,13 @@ export class SimUart {
     this.link = new StagedLink(link, { incoming, outgoing });
     const receiver = this.receiver;
     // The line after an accepted card.binary.put is binary: it bypasses the text drain rate.
-    const watched: LineHandler = {
-      handleLine: async (line) => {
-        const reply = await handler.handleLine(line);
-        if (receiver && reply !== undefined && !reply.includes('"err"') && isBinaryPut(line)) {
-          receiver.expectBinaryLine();
-        }
-        return reply;
-      },
-      handleOverflow: (length) => handler.handleOverflow(length),
-    };
+    const watched = observeLines(handler, async (line, answer) => {
+      const reply = await answer();
+      if (receiver && reply !== undefined && !reply.text.includes('"err"') && isBinaryPut(line)) {
+        receiver.expectBinaryLine();
+      }
+      return reply;
+    });
     this.session = new SerialSession(watched, {
       write: (bytes) => this.link.write(bytes),
       maxLineBytes: options.maxLineBytes,

@@ -65,9 +65,10 @@ describe("the module's world, scripted", () => {
     const change = traffic.exclusive(async () => void order.push("change"));
     await new Promise((resolve) => setImmediate(resolve));
     expect(order).toEqual([]);
+    order.push("processed");
     finish('{"ok":true}\r\n');
     await Promise.all([reply, change]);
-    expect(order).toEqual(["reply", "change"]);
+    expect(order).toEqual(["processed", "change"]);
     expect(traffic.lines[0]).toMatchObject({
       kind: "request",
       reply: '{"ok":true}',
