@@ -13,6 +13,12 @@ import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
 import type { VariantName } from "../../firmware/Variant.js";
 import { LinkCapture } from "../capture/LinkCapture.js";
 import { FakeClock } from "../FakeClock.js";
+import { buildBoard, type BoardRig, type BoardRigOptions } from "../../boards/buildBoard.js";
+import type { BoardDefinition } from "../../boards/BoardDefinition.js";
+import { boardNamed } from "../../boards/boards.js";
+import type { AttnPin } from "../../firmware/attn/AttnPin.js";
+import { I2cHostTransport } from "../host/I2cHostTransport.js";
+import type { HostTransport } from "../host/HostTransport.js";
 import { NoteCHost, type HostEvent } from "../host/NoteCHost.js";
 import { NOTE_C_TIMING, type NoteCTiming } from "../host/NoteCTiming.js";
 import { SerialHostTransport } from "../host/SerialHostTransport.js";
@@ -24,6 +30,8 @@ import { SimUart } from "../links/SimUart.js";
 import type { SimUartReceiverOptions, UartOverflow } from "../links/SimUartReceiver.js";
 import { SystemClock } from "../SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";
+import { ScenarioHost } from "./ScenarioHost.js";
+import { ScenarioI2c, type ScenarioI2cOptions } from "./ScenarioI2c.js";
 import { ScenarioRadio } from "./ScenarioRadio.js";
 import { ScenarioWorld } from "./ScenarioWorld.js";
 import { pacingViolations, WireLines, type PacingRule, type WireLine } from "./SegmentPacing.js";
@@ -63,6 +71,18 @@ export interface ScenarioOptions {
   readonly timeoutMs?: number;
   /** The module's log (default: kept in memory, `scenario.log`). */
   readonly log?: ModuleLog;
+  /**
+   * An I2C link to the module as well (serial is always there): the module's I2C target on the
+   * software bus with a hardware profile, and impairments for in-process hosts.
+   */
+  readonly i2c?: ScenarioI2cOptions;
+  /**
+   * Run on a board's pins: `virtual` (simulated GPIO and I2C bus, virtual time) or a Pi (`pi3`,
+   * `pi4`, `pi5`, `zero2w`: its UART, I2C backend, ATTN and host RESET lines, real time, and the
+   * host is the MCU wired to them). `boardOptions` are passed to buildBoard.
+   */
+  readonly board?: string | BoardDefinition;
+  readonly boardOptions?: BoardRigOptions;
 }
 
 /** A scenario ended with traffic or events nobody expected, or something still in flight. */
@@ -77,76 +97,6 @@ export class ScenarioFailure extends Error {
         problems.map((p) => `  - ${p}`).join("\n") +
         (capturePath ? `\ncapture: ${capturePath}` : ""),
     );
-  }
-}
-
-/** The note-c host emulator attached to a scenario; its calls run the scenario's clock. */
-export class ScenarioHost {
-  readonly noteC: NoteCHost;
-  /** What the host did (resets, sends, replies, retries), in order. */
-  readonly events: readonly HostEvent[];
-  readonly #scenario: Scenario;
-  readonly #transport: SerialHostTransport;
-
-  constructor(
-    scenario: Scenario,
-    noteC: NoteCHost,
-    transport: SerialHostTransport,
-    events: readonly HostEvent[],
-  ) {
-    this.#scenario = scenario;
-    this.noteC = noteC;
-    this.#transport = transport;
-    this.events = events;
-  }
-
-  /** Bytes the module sent that the host has not read. */
-  get unread(): number {
-    return this.#transport.pending;
-  }
-
-  /** Sends a request like NoteRequestResponse: the reply, or note-c's error document. */
-  request(req: JsonObject, options: { timeout?: number } = {}): Promise<JsonObject> {
-    return this.#scenario.run(this.noteC.request(req), {
-      timeout: options.timeout ?? 600_000,
-      what: `the host's ${String(req["req"])} transaction`,
-    });
-  }
-
-  command(cmd: JsonObject, options: { timeout?: number } = {}): Promise<void> {
-    return this.#scenario.run(this.noteC.command(cmd), {
-      timeout: options.timeout ?? 60_000,
-      what: `the host's ${String(cmd["cmd"])} command`,
-    });
-  }
-
-  reset(): Promise<boolean> {
-    return this.#scenario.run(this.noteC.reset(), { timeout: 60_000, what: "the host's reset" });
-  }
-
-  /** note-c's NoteBinaryStoreTransmit: undefined on success, else its error text. */
-  binaryPut(data: Uint8Array, offset = 0, options: { timeout?: number } = {}): Promise<string | undefined> {
-    return this.#scenario.run(this.noteC.binaryPut(data, offset), {
-      timeout: options.timeout ?? 1_800_000,
-      what: "the host's binary put",
-    });
-  }
-
-  /** note-c's NoteBinaryStoreReceive. */
-  binaryGet(
-    offset: number,
-    length: number,
-    options: { timeout?: number } = {},
-  ): Promise<{ data: Uint8Array } | { err: string }> {
-    return this.#scenario.run(this.noteC.binaryGet(offset, length), {
-      timeout: options.timeout ?? 1_800_000,
-      what: "the host's binary get",
-    });
-  }
-
-  /** @internal the cable came back: the host reopens its port. */
-  reattach(link: ByteLink): void {
-    this.#transport.attach(link);
   }
 }
 
@@ -186,6 +136,12 @@ export class Scenario {
   #uart!: SimUart;
   #hostLink: MemoryLink | undefined;
   #moduleLink!: ByteLink;
+  #i2c: ScenarioI2c | undefined;
+  #rig: BoardRig | undefined;
+  readonly #board: BoardDefinition | undefined;
+  readonly #attnListeners: ((high: boolean) => void)[] = [];
+  #attnLevel = true;
+  #attnEdges: { t: number; high: boolean }[] = [];
   #host: ScenarioHost | undefined;
   #generation = 0;
   #boots = 0;
@@ -199,7 +155,11 @@ export class Scenario {
     this.#serial = options.serial ?? {};
     this.#linkName = this.#serial.name ?? "serial";
     this.#timeoutMs = options.timeoutMs ?? 10_000;
-    if (this.#serial.device) {
+    const board = typeof options.board === "string" ? boardNamed(options.board) : options.board;
+    if (options.board !== undefined && !board) throw new Error(`unknown board ${String(options.board)}`);
+    this.#board = board;
+    // A real board, or a real serial device, means real hardware on the other end: real time.
+    if (this.#serial.device || (board && board.name !== "virtual")) {
       this.clock = new SystemClock();
       this.driver = new RealTimeDriver(this.clock);
     } else {
@@ -229,7 +189,21 @@ export class Scenario {
               ...(this.#serial.impair ? { impair: this.#serial.impair } : {}),
               ...(this.#serial.device ? { device: this.#serial.device } : {}),
             },
+            ...(options.i2c
+              ? {
+                  i2c: {
+                    kind: "i2c",
+                    profile:
+                      typeof options.i2c.profile === "object"
+                        ? options.i2c.profile.name
+                        : (options.i2c.profile ?? "ideal"),
+                    address: options.i2c.address ?? 0x17,
+                    ...(options.i2c.impair ? { impair: options.i2c.impair } : {}),
+                  },
+                }
+              : {}),
           },
+          ...(board ? { board: board.name } : {}),
         })
       : undefined;
     if (this.#capturePath) this.capture!.streamTo(this.#capturePath);
@@ -246,19 +220,50 @@ export class Scenario {
     });
   }
 
-  /** Boots the module and connects its serial link. */
+  /** Builds the board (if any), boots the module, and connects its links. */
   static async start(options: ScenarioOptions = {}): Promise<Scenario> {
     const scenario = new Scenario(options);
-    await scenario.#boot();
-    if (scenario.#serial.device) {
-      scenario.#moduleLink = await SerialPortLink.open(scenario.#serial.device);
+    try {
+      await scenario.#connect();
+    } catch (error) {
+      await scenario.close().catch(() => undefined);
+      throw error;
+    }
+    return scenario;
+  }
+
+  async #connect(): Promise<void> {
+    const options = this.#options;
+    if (this.#board) {
+      this.#rig = await buildBoard(this.#board, {
+        ...options.boardOptions,
+        clock: this.clock,
+        ...(options.i2c?.profile !== undefined && this.#board.name === "virtual"
+          ? { simProfile: options.i2c.profile }
+          : {}),
+      });
+    }
+    await this.#boot();
+    const device =
+      this.#serial.device ??
+      (this.#rig?.serial ? `${this.#rig.serial.path}@${this.#rig.serial.baudRate}` : undefined);
+    if (device) {
+      this.#moduleLink = await SerialPortLink.open(device);
     } else {
       const [host, module] = MemoryLink.pair();
-      scenario.#hostLink = host;
-      scenario.#moduleLink = module;
+      this.#hostLink = host;
+      this.#moduleLink = module;
     }
-    scenario.#attachUart();
-    return scenario;
+    this.#attachUart();
+    if (options.i2c || this.#rig?.i2c) {
+      this.#i2c = await ScenarioI2c.attach(this.traffic.wrap(this.#moduleHandler(), "i2c"), {
+        clock: this.clock,
+        options: options.i2c ?? {},
+        ...(this.#rig?.i2c ? { backend: this.#rig.i2c } : {}),
+        capture: this.capture,
+        seed: this.seed,
+      });
+    }
   }
 
   /** The module as it is now (a power cycle replaces it). */
@@ -274,6 +279,42 @@ export class Scenario {
   /** The host's end of the in-memory serial link (absent on a real device). */
   get hostLink(): ByteLink | undefined {
     return this.#hostLink;
+  }
+
+  /** The module's I2C link, when the scenario has one. */
+  get i2c(): ScenarioI2c | undefined {
+    return this.#i2c;
+  }
+
+  /** The board's links and pins, when the scenario runs on a board. */
+  get rig(): BoardRig | undefined {
+    return this.#rig;
+  }
+
+  /** The level of the module's ATTN output now (HIGH until something arms it). */
+  get attn(): boolean {
+    return this.#attnLevel;
+  }
+
+  /** Every ATTN change: ms since the start, and the new level. */
+  get attnEdges(): readonly { t: number; high: boolean }[] {
+    return this.#attnEdges;
+  }
+
+  /** Waits for ATTN to be at `high` (now or later). */
+  expectAttn(high: boolean, options: { timeout?: number } = {}): Promise<void> {
+    if (this.#attnLevel === high) return Promise.resolve();
+    return this.run(
+      new Promise<void>((resolve) => {
+        const listener = (level: boolean) => {
+          if (level !== high) return;
+          this.#attnListeners.splice(this.#attnListeners.indexOf(listener), 1);
+          resolve();
+        };
+        this.#attnListeners.push(listener);
+      }),
+      { timeout: options.timeout, what: `ATTN to go ${high ? "HIGH" : "LOW"}` },
+    );
   }
 
   /** The attached note-c host emulator, if any. */
@@ -301,14 +342,30 @@ export class Scenario {
       power: this.power,
       log: this.log,
       timeKnown: this.#options.timeKnown ?? false,
+      attnPin: this.#attnPin(),
     });
     this.#boots++;
   }
 
-  #attachUart(): void {
+  /** The module's ATTN output: the board's GPIO line if any, watched by the scenario. */
+  #attnPin(): AttnPin {
+    const pin = this.#rig?.attnPin;
+    return {
+      write: (high) => {
+        pin?.write(high);
+        if (high === this.#attnLevel) return;
+        this.#attnLevel = high;
+        this.#attnEdges.push({ t: this.elapsed(), high });
+        this.capture?.record("attn", "m2h", "event", undefined, { attn: high ? "high" : "low" });
+        for (const l of [...this.#attnListeners]) l(high);
+      },
+    };
+  }
+
+  /** The current module as a line handler; a module that lost power never answers. */
+  #moduleHandler(): LineHandler {
     const generation = this.#generation;
-    // A module that lost power never answers what it was processing.
-    const module: LineHandler = {
+    return {
       handleLine: async (line) => {
         const reply = await this.#module.handleLine(line);
         return generation === this.#generation ? reply : undefined;
@@ -322,6 +379,10 @@ export class Scenario {
         return generation === this.#generation ? reply : undefined;
       },
     };
+  }
+
+  #attachUart(): void {
+    const module = this.#moduleHandler();
     this.#uart = SimUart.attach(this.traffic.wrap(module, this.#linkName), this.#moduleLink, {
       clock: this.clock,
       baud: this.#serial.baud,
@@ -360,23 +421,48 @@ export class Scenario {
     this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, { event: "power-off" });
     await this.#boot();
     this.#attachUart();
+    this.#i2c?.replaceTarget(this.traffic.wrap(this.#moduleHandler(), "i2c"));
   }
 
   /**
-   * Attaches the note-c host emulator to the serial link (in-memory scenarios). With a baud rate,
-   * its writes block like an MCU's UART driver with a 64-byte transmit buffer.
+   * Attaches the note-c host emulator, on the serial link (default) or the I2C bus, in-process.
+   * With a baud rate, its serial writes block like an MCU's UART driver with a 64-byte transmit
+   * buffer. On a real board the host is the MCU wired to it: there is nothing to attach.
    */
   attachNoteC(
-    options: { timing?: Partial<NoteCTiming>; crc?: boolean; txBufferBytes?: number } = {},
+    options: {
+      transport?: "serial" | "i2c";
+      timing?: Partial<NoteCTiming>;
+      crc?: boolean;
+      txBufferBytes?: number;
+    } = {},
   ): ScenarioHost {
-    if (!this.#hostLink)
-      throw new Error("attachNoteC: this scenario's host is a real device on the serial port");
     if (this.#host) throw new Error("attachNoteC: a host is already attached");
     const timing: NoteCTiming = { ...NOTE_C_TIMING, ...options.timing };
-    const transport = new SerialHostTransport(this.#hostLink, this.clock, timing, {
-      txBaud: this.#serial.baud,
-      txBufferBytes: options.txBufferBytes,
-    });
+    const kind = options.transport ?? "serial";
+    let transport: HostTransport;
+    let reattach: ((link: ByteLink) => void) | undefined;
+    if (kind === "i2c") {
+      const controller = this.#i2c?.controller;
+      if (!controller) {
+        throw new Error(
+          this.#i2c
+            ? "attachNoteC: the I2C bus is a rig's: its host is the MCU wired to it"
+            : "attachNoteC: this scenario has no I2C link (Scenario.start({ i2c: {} }))",
+        );
+      }
+      transport = new I2cHostTransport(controller, this.clock, timing, { address: this.#i2c!.address });
+    } else {
+      if (!this.#hostLink)
+        throw new Error("attachNoteC: this scenario's host is a real device on the serial port");
+      const serial = new SerialHostTransport(this.#hostLink, this.clock, timing, {
+        txBaud: this.#serial.baud,
+        txBufferBytes: options.txBufferBytes,
+      });
+      transport = serial;
+      reattach = (link) => serial.attach(link);
+    }
+    const link = kind === "i2c" ? "i2c.host" : `${this.#linkName}.host`;
     const events: HostEvent[] = [];
     const noteC = new NoteCHost({
       clock: this.clock,
@@ -386,14 +472,14 @@ export class Scenario {
       onEvent: (event) => {
         events.push(event);
         if (event.event !== "send" && event.event !== "reply") {
-          this.capture?.record(`${this.#linkName}.host`, "h2m", "event", undefined, {
+          this.capture?.record(link, "h2m", "event", undefined, {
             host: event.event,
             ...(event.detail !== undefined ? { detail: event.detail } : {}),
           });
         }
       },
     });
-    const host = new ScenarioHost(this, noteC, transport, events);
+    const host = new ScenarioHost(this.driver, noteC, events, reattach);
     this.#host = host;
     return host;
   }
@@ -512,10 +598,17 @@ export class Scenario {
     this.#host?.reattach(host);
   }
 
-  /** Restarts the host MCU (the emulator; a real MCU needs a RESET line on the rig). */
-  resetHost(): void {
-    if (!this.#host) throw new Error("resetHost: no host emulator attached, and this rig has no RESET line");
-    this.#host.noteC.restart();
+  /**
+   * Restarts the host MCU: on a board, pulses its RESET line (active LOW, `ms` long); an attached
+   * emulator restarts with it, as if wired to that line.
+   */
+  async resetHost(ms = 10): Promise<void> {
+    if (!this.#host && !this.#rig)
+      throw new Error("resetHost: no host emulator attached and no board with a RESET line");
+    this.capture?.record("reset", "h2m", "event", undefined, { event: "host-reset" });
+    this.#host?.noteC.restart();
+    if (this.#rig)
+      await this.run(this.#rig.hostReset.pulse(ms), { timeout: ms + 1000, what: "the RESET pulse" });
   }
 
   /**
@@ -540,6 +633,18 @@ export class Scenario {
         `receive buffer overflow nobody expected: ${lost} bytes lost from byte ${episode[0]!.position}`,
       );
     }
+    if (this.#i2c) {
+      try {
+        await this.run(this.#i2c.idle(), {
+          timeout: 60_000,
+          what: "the module to answer what it has on I2C",
+        });
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+      if (this.#i2c.unread > 0)
+        problems.push(`${this.#i2c.unread} bytes of module output on I2C that the host never read`);
+    }
     if (this.#uart.inFlight > 0) problems.push(`still in flight: ${this.#uart.describeInFlight()}`);
     if (this.#host && this.#host.unread > 0) {
       problems.push(`${this.#host.unread} bytes from the module that the host never read`);
@@ -561,9 +666,13 @@ export class Scenario {
     if (this.#closed) return;
     this.#closed = true;
     this.radio.dispose();
-    await this.#uart.close();
+    // Parts may be missing when start failed halfway.
+    if (this.#uart) await this.#uart.close();
     await this.#hostLink?.close();
-    await this.#module.close();
+    // The board closes the I2C backend it made; a software bus of our own is closed here.
+    if (this.#i2c && !this.#rig) await this.#i2c.close();
+    await this.#rig?.close();
+    if (this.#module) await this.#module.close();
     await this.capture?.close();
   }
 }

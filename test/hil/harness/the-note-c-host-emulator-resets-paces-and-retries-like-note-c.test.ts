@@ -129,7 +129,7 @@ describe("the note-c host emulator against the module", () => {
     await host.request({ req: "echo", text: "one" });
     const abandoned = host.request({ req: "echo", text: "x".repeat(700) }).catch((e: Error) => e.message);
     await sc.advance(300);
-    sc.resetHost();
+    await sc.resetHost();
     expect(await abandoned).toBe("the host restarted during the transaction");
     await host.request({ req: "echo", text: "two" });
     await sc.expectHostRequest((r) => r["text"] === "one");
