@@ -1,7 +1,17 @@
 import type { Command } from "commander";
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
+import type { BoardDefinition } from "../boards/BoardDefinition.js";
+import { boardNamed, boards } from "../boards/boards.js";
+import { buildBoard, type BoardRig } from "../boards/buildBoard.js";
+import { parseI2cBackend } from "../boards/parseI2cBackend.js";
+import { I2cTarget } from "../firmware/host/I2cTarget.js";
 import { Module } from "../firmware/Module.js";
 import { SimError } from "../firmware/SimError.js";
 import type { Variant } from "../firmware/Variant.js";
+import type { I2cTargetBackend } from "../hil/i2c/I2cTargetBackend.js";
+import { PigpiodBscBackend } from "../hil/i2c/PigpiodBscBackend.js";
+import { Rp2040BridgeBackend } from "../hil/i2c/Rp2040BridgeBackend.js";
 import { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
 import { PtyBridge } from "../hil/links/PtyBridge.js";
 import { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
@@ -19,6 +29,9 @@ export interface ModuleCommandOptions extends FlashOptions {
   pty?: string;
   serial?: string;
   rxBuffer?: number;
+  board?: string;
+  i2c?: string;
+  gpiodTools?: string;
   sku: Variant;
   seed?: string;
   timeKnown?: boolean;
@@ -36,35 +49,92 @@ export interface RunningModule {
   readonly tcp: ModuleLinkServer;
   readonly pty?: PtyBridge;
   readonly serial?: SerialDeviceServer;
+  /** The board's pins and links, with `--board`. */
+  readonly board?: BoardRig;
+  /** The backend the module's I2C target is on, when it has one. */
+  readonly i2c?: I2cTargetBackend;
   close(): Promise<void>;
+}
+
+/** Where an RP2040 bridge usually appears: its by-id name, else the first CDC-ACM device. */
+export function findRp2040Bridge(dir = "/dev/serial/by-id"): string {
+  try {
+    const found = readdirSync(dir).find((name) => /^usb-Raspberry_Pi_Pico.*-if00$/.test(name));
+    if (found) return join(dir, found);
+  } catch {
+    // No by-id folder: no USB serial device at all.
+  }
+  try {
+    if (readdirSync("/dev").includes("ttyACM0")) return "/dev/ttyACM0";
+  } catch {
+    // No /dev to look in.
+  }
+  throw new Error(
+    "the RP2040 bridge was not found (no /dev/serial/by-id/usb-Raspberry_Pi_Pico_*-if00 or /dev/ttyACM0): pass --i2c rp2040:DEVICE",
+  );
+}
+
+/** An I2C backend without a board (`--i2c` alone): the BSC through pigpiod, or an RP2040 bridge. */
+function standaloneI2c(
+  choice: ReturnType<typeof parseI2cBackend>,
+  clock: SystemClock,
+  log: (message: string, fields?: Record<string, unknown>) => void,
+): I2cTargetBackend {
+  if (choice.i2c === "sim") {
+    throw new Error(
+      "--i2c sim: the software bus has no controller outside this process; use it from the harness (hil/harness), or choose pigpiod or rp2040",
+    );
+  }
+  if (choice.i2c === "pigpiod-bsc") return new PigpiodBscBackend({ ...choice.pigpiod, clock, log });
+  return new Rp2040BridgeBackend({ path: choice.bridgePath ?? findRp2040Bridge(), log });
 }
 
 export async function startModule(options: ModuleCommandOptions): Promise<RunningModule> {
   const logger = createLogger(options.logLevel, "module");
+  const log = (message: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, message);
   const clock = new SystemClock();
-  const module = await Module.boot({
-    clock,
-    random: randomFor(options.seed),
-    store,
-    variant: options.sku,
-    log: pinoModuleLog(logger),
-    timeKnown: options.timeKnown,
-    maxRequestBytes: options.maxRequest,
-    strictArgs: options.strict,
-    trace: options.trace,
-  }).catch(async (error: unknown) => {
-    await store.close().catch(() => undefined);
-    throw error;
-  });
-  // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
-  // the TCP port stays a plain line protocol for tools.
-  const rx: SimUartReceiverOptions | false =
-    options.rxBuffer === 0 ? false : { capacity: options.rxBuffer ?? DEFAULT_RX_CAPACITY };
-  const closers: (() => Promise<void>)[] = [() => module.close()];
+  const i2cChoice = options.i2c ? parseI2cBackend(options.i2c) : {};
+  let def: BoardDefinition | undefined;
+  if (options.board) {
+    def = boardNamed(options.board);
+    if (!def) throw new Error(`unknown board ${options.board}; one of ${Object.keys(boards).join(", ")}`);
+  }
+  const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
   };
   try {
+    // The board first: the module's ATTN output is one of its GPIO lines.
+    let rig: BoardRig | undefined;
+    if (def) {
+      const kind = i2cChoice.i2c ?? def.i2c.backend;
+      const claimed = await buildBoard(def, {
+        clock,
+        ...i2cChoice,
+        ...(kind === "rp2040-bridge" && !i2cChoice.bridgePath ? { bridgePath: findRp2040Bridge() } : {}),
+        ...(options.gpiodTools ? { gpiodToolsDir: options.gpiodTools } : {}),
+        log,
+      });
+      rig = claimed;
+      closers.push(() => claimed.close());
+    }
+    const module = await Module.boot({
+      clock,
+      random: randomFor(options.seed),
+      store: new MemoryKvStore(),
+      variant: options.sku,
+      log: pinoModuleLog(logger),
+      timeKnown: options.timeKnown,
+      maxRequestBytes: options.maxRequest,
+      strictArgs: options.strict,
+      trace: options.trace,
+      ...(rig ? { attnPin: rig.attnPin } : {}),
+    });
+    closers.push(() => module.close());
+    // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
+    // the TCP port stays a plain line protocol for tools.
+    const rx: SimUartReceiverOptions | false =
+      options.rxBuffer === 0 ? false : { capacity: options.rxBuffer ?? DEFAULT_RX_CAPACITY };
     const tcpAddress = options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP);
     const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port);
     closers.push(() => tcp.close());
@@ -74,24 +144,36 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
         SimUart.attach(handler, link, { clock, rx, name: "pty" }),
       );
       closers.push(() => uartPort.close());
-      pty = await PtyBridge.open(options.pty, uartPort.address);
-      const bridge = pty;
+      const bridge = await PtyBridge.open(options.pty, uartPort.address);
+      pty = bridge;
       closers.push(() => bridge.close());
     }
     let serial: SerialDeviceServer | undefined;
-    if (options.serial) {
-      serial = await SerialDeviceServer.start(module, options.serial, {
+    const serialDevice =
+      options.serial ?? (rig?.serial ? `${rig.serial.path}@${rig.serial.baudRate}` : undefined);
+    if (serialDevice) {
+      const device = await SerialDeviceServer.start(module, serialDevice, {
         clock,
         rx,
         onStatus: ({ open, error }) =>
           open
-            ? logger.info({ device: options.serial }, "serial device open")
-            : logger.warn({ device: options.serial, error }, "serial device gone; reopening when it is back"),
+            ? logger.info({ device: serialDevice }, "serial device open")
+            : logger.warn({ device: serialDevice, error }, "serial device gone; reopening when it is back"),
       });
-      const device = serial;
+      serial = device;
       closers.push(() => device.close());
     }
-    return { module, tcp, pty, serial, close: closeAll };
+    let i2c: I2cTargetBackend | undefined;
+    if (rig?.i2c) {
+      i2c = rig.i2c;
+      await rig.attachI2c(new I2cTarget(module));
+    } else if (!rig && i2cChoice.i2c && i2cChoice.i2c !== "none") {
+      const backend = standaloneI2c(i2cChoice, clock, log);
+      await backend.attach(new I2cTarget(module));
+      i2c = backend;
+      closers.push(() => backend.close());
+    }
+    return { module, tcp, pty, serial, board: rig, i2c, close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
@@ -106,6 +188,15 @@ export function describeModule(running: RunningModule): string {
   ];
   if (pty) lines.push(`  pty  ${pty.path}`);
   if (running.serial) lines.push(`  serial  ${running.serial.path} @${running.serial.baudRate}`);
+  if (running.i2c) lines.push(`  i2c  ${running.i2c.kind} (${running.i2c.profile.name}) at 0x17`);
+  if (running.board) {
+    const { board } = running.board;
+    lines.push(`  board  ${board.name}: ${board.title}`);
+    lines.push(`  attn  ${board.gpio.attn.line} (pin ${board.gpio.attn.pin})`);
+    lines.push(
+      `  reset  ${board.gpio.hostReset.line} (pin ${board.gpio.hostReset.pin}), to the host's RESET`,
+    );
+  }
   return lines.join("\n");
 }
 
@@ -126,6 +217,12 @@ export function addModuleOptions(command: Command): Command {
       `the module's serial receive buffer on --serial and --pty (default ${DEFAULT_RX_CAPACITY}; 0: unlimited)`,
       parseInteger,
     )
+    .option("--board <NAME>", "run on a board's pins: pi3, pi4, pi5, zero2w, virtual (see cardsim boards)")
+    .option(
+      "--i2c <BACKEND>",
+      "the I2C target's backend: pigpiod[:HOST[:PORT]] (Pi BSC), rp2040:DEVICE (USB bridge), none; a board has a default",
+    )
+    .option("--gpiod-tools <DIR>", "folder of gpioset, gpioget and gpiomon when they are not on PATH")
     .option(
       "--sku <SKU>",
       "hardware variant: cell, cell-wifi, wifi, lora, ntn, or a SKU",
