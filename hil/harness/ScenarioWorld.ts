@@ -131,6 +131,8 @@ export class ScenarioWorld {
       time: module.noteTime(),
     };
     await box.transact(() => box.setConfig(ENV_KEYS.hub, next));
+    // The hub changed the environment: a host watching with card.attn "env" is told.
+    module.attn.trigger("env");
   }
 
   async #inboundNote(action: Extract<WorldAction, { action: "inboundNote" }>): Promise<void> {
@@ -162,5 +164,7 @@ export class ScenarioWorld {
       const previous = file.notes.get(action.id);
       box.putNote(file, { ...content, id: action.id, updates: previous ? previous.updates + 1 : 0 });
     });
+    // As the sync engine does after a download: a host watching this file with ATTN is told.
+    module.attn.noticeFileChanges(box);
   }
 }
