@@ -59,7 +59,7 @@ describe.skipIf(!hasPyserial || !PtyBridge.available())("a pyserial host on card
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it("resets, runs requests with CRC, commands and errors, and meets the receive buffer like on hardware", async () => {
+  it("resets, runs requests with CRC, commands, errors and a binary transfer, and meets the receive buffer like on hardware", async () => {
     const result = await runPython([HOST, join(dir, "ttyNOTE"), "9600"], 60_000);
     const steps = result.stdout
       .trim()
@@ -78,6 +78,7 @@ describe.skipIf(!hasPyserial || !PtyBridge.available())("a pyserial host on card
       "garbage is answered",
       "env round trip",
       "long paced request",
+      "binary round trip",
       "unpaced request overflows",
       "echo after all that",
     ]);

@@ -6,7 +6,9 @@ sends it), 250-byte segments 250 ms apart, commands, errors, and a request sent 
 Usage: pyserial_host.py DEVICE [BAUD]. Prints one JSON object per step on stdout; exits 0 when
 every step behaved as a module must, 1 otherwise (the failing step says why).
 """
+import hashlib
 import json
+import os
 import sys
 import time
 import zlib
@@ -69,6 +71,43 @@ class Host:
         if crc and '"err":' not in reply:
             check_reply_crc(reply, seq)
         return json.loads(reply)
+
+
+def cobs_encode(data, eop=0x0A):
+    """COBS, then every byte XORed with the end-of-packet byte, so the packet holds no newline."""
+    out = bytearray([0])
+    code_at, code = 0, 1
+    for byte in data:
+        if byte == 0:
+            out[code_at] = code ^ eop
+            code_at, code = len(out), 1
+            out.append(0)
+            continue
+        out.append(byte ^ eop)
+        code += 1
+        if code == 0xFF:
+            out[code_at] = code ^ eop
+            code_at, code = len(out), 1
+            out.append(0)
+    out[code_at] = code ^ eop
+    return bytes(out)
+
+
+def cobs_decode(packet, eop=0x0A):
+    data = bytearray()
+    i = 0
+    while i < len(packet):
+        code = packet[i] ^ eop
+        if code == 0:
+            raise ValueError("zero code byte")
+        run = packet[i + 1 : i + code]
+        if len(run) != code - 1:
+            raise ValueError("truncated run")
+        data.extend(b ^ eop for b in run)
+        i += code
+        if code != 0xFF and i < len(packet):
+            data.append(0)
+    return bytes(data)
 
 
 def check_reply_crc(reply, seq):
@@ -167,6 +206,25 @@ def main():
         expect(host.reset(), "no resync after the overflow")
         return "io error, then resync"
 
+    def binary_round_trip():
+        data = os.urandom(3000) + bytes(300) + b"\n\n\x0a"
+        host.request({"req": "card.binary", "delete": True})
+        encoded = cobs_encode(data)
+        expect(b"\n" not in encoded, "COBS output holds a newline")
+        reply = host.request({"req": "card.binary.put", "cobs": len(encoded), "status": hashlib.md5(data).hexdigest()})
+        expect("err" not in reply, reply)
+        # The binary packet follows at once, without segment pauses.
+        host.write_paced(encoded + b"\n", paced=False)
+        state = host.request({"req": "card.binary"})
+        expect(state.get("length") == len(data), state)
+        expect(state.get("status") == hashlib.md5(data).hexdigest(), state)
+        reply = host.request({"req": "card.binary.get", "offset": 100, "length": 2000})
+        packet = host.read_line(timeout=10)
+        chunk = cobs_decode(packet[:-1])
+        expect(chunk == data[100:2100], "the slice came back different")
+        expect(reply.get("status") == hashlib.md5(chunk).hexdigest(), reply)
+        return {"put": len(data), "got": len(chunk)}
+
     step("reset", reset)
     step("echo with crc", echo_with_crc)
     step("id echoed", id_echoed)
@@ -176,6 +234,7 @@ def main():
     step("garbage is answered", garbage_is_answered)
     step("env round trip", env_round_trip)
     step("long paced request", long_paced_request)
+    step("binary round trip", binary_round_trip)
     step("unpaced request overflows", unpaced_request_overflows)
     step("echo after all that", echo_with_crc)
 
