@@ -152,6 +152,8 @@ export class I2cTarget {
   }
 
   #appendText(bytes: Uint8Array): void {
+    // Read text is dropped first, or each reply would be joined to (and copy) all earlier ones.
+    this.#dropDrained();
     const last = this.#segments[this.#segments.length - 1];
     if (!last || last.binary) {
       this.#segments.push({ bytes, binary: false });
