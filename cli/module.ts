@@ -1,4 +1,4 @@
-import type { Command } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BoardDefinition } from "../boards/BoardDefinition.js";
@@ -53,6 +53,8 @@ export interface RunningModule {
   readonly board?: BoardRig;
   /** The backend the module's I2C target is on, when it has one. */
   readonly i2c?: I2cTargetBackend;
+  /** The flash directory, undefined when the module runs on memory only (`--no-flash`). */
+  readonly flash?: string;
   close(): Promise<void>;
 }
 
@@ -74,6 +76,27 @@ export function findRp2040Bridge(dir = "/dev/serial/by-id"): string {
   );
 }
 
+/** Problems the user can fix (a wrong name, a missing device) are reported as such, not as crashes. */
+function userErrors<T>(fn: () => T): T {
+  try {
+    return fn();
+  } catch (error) {
+    throw error instanceof Error && !(error instanceof InvalidArgumentError)
+      ? new InvalidArgumentError(error.message)
+      : error;
+  }
+}
+
+async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (error) {
+    throw error instanceof Error && !(error instanceof InvalidArgumentError)
+      ? new InvalidArgumentError(error.message)
+      : error;
+  }
+}
+
 /** An I2C backend without a board (`--i2c` alone): the BSC through pigpiod, or an RP2040 bridge. */
 function standaloneI2c(
   choice: ReturnType<typeof parseI2cBackend>,
@@ -93,12 +116,17 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
   const logger = createLogger(options.logLevel, "module");
   const log = (message: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, message);
   const clock = new SystemClock();
-  const i2cChoice = options.i2c ? parseI2cBackend(options.i2c) : {};
+  const i2cChoice = options.i2c ? userErrors(() => parseI2cBackend(options.i2c!)) : {};
   let def: BoardDefinition | undefined;
   if (options.board) {
     def = boardNamed(options.board);
-    if (!def) throw new Error(`unknown board ${options.board}; one of ${Object.keys(boards).join(", ")}`);
+    if (!def) {
+      throw new InvalidArgumentError(
+        `unknown board ${options.board}; one of ${Object.keys(boards).join(", ")}`,
+      );
+    }
   }
+  if (!def && i2cChoice.i2c === "sim") userErrors(() => standaloneI2c(i2cChoice, clock, log));
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
@@ -108,20 +136,26 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     let rig: BoardRig | undefined;
     if (def) {
       const kind = i2cChoice.i2c ?? def.i2c.backend;
-      const claimed = await buildBoard(def, {
-        clock,
-        ...i2cChoice,
-        ...(kind === "rp2040-bridge" && !i2cChoice.bridgePath ? { bridgePath: findRp2040Bridge() } : {}),
-        ...(options.gpiodTools ? { gpiodToolsDir: options.gpiodTools } : {}),
-        log,
-      });
+      const board = def;
+      const claimed = await userErrorsAsync(() =>
+        buildBoard(board, {
+          clock,
+          ...i2cChoice,
+          ...(kind === "rp2040-bridge" && !i2cChoice.bridgePath
+            ? { bridgePath: userErrors(() => findRp2040Bridge()) }
+            : {}),
+          ...(options.gpiodTools ? { gpiodToolsDir: options.gpiodTools } : {}),
+          log,
+        }),
+      );
       rig = claimed;
       closers.push(() => claimed.close());
     }
+    const store = await openModuleStore(options);
     const module = await Module.boot({
       clock,
       random: randomFor(options.seed),
-      store: new MemoryKvStore(),
+      store,
       variant: options.sku,
       log: pinoModuleLog(logger),
       timeKnown: options.timeKnown,
@@ -129,8 +163,11 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       strictArgs: options.strict,
       trace: options.trace,
       ...(rig ? { attnPin: rig.attnPin } : {}),
+    }).catch(async (error: unknown) => {
+      await store.close().catch(() => undefined);
+      throw error;
     });
-    closers.push(() => module.close());
+    closers.push(() => module.close()); // lets go of the flash (and its lock)
     // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
     // the TCP port stays a plain line protocol for tools.
     const rx: SimUartReceiverOptions | false =
@@ -152,14 +189,16 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     const serialDevice =
       options.serial ?? (rig?.serial ? `${rig.serial.path}@${rig.serial.baudRate}` : undefined);
     if (serialDevice) {
-      const device = await SerialDeviceServer.start(module, serialDevice, {
-        clock,
-        rx,
-        onStatus: ({ open, error }) =>
-          open
-            ? logger.info({ device: serialDevice }, "serial device open")
-            : logger.warn({ device: serialDevice, error }, "serial device gone; reopening when it is back"),
-      });
+      const device = await userErrorsAsync(() =>
+        SerialDeviceServer.start(module, serialDevice, {
+          clock,
+          rx,
+          onStatus: ({ open, error }) =>
+            open
+              ? logger.info({ device: serialDevice }, "serial device open")
+              : logger.warn({ device: serialDevice, error }, "serial device gone; reopening when it is back"),
+        }),
+      );
       serial = device;
       closers.push(() => device.close());
     }
@@ -168,12 +207,12 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       i2c = rig.i2c;
       await rig.attachI2c(new I2cTarget(module));
     } else if (!rig && i2cChoice.i2c && i2cChoice.i2c !== "none") {
-      const backend = standaloneI2c(i2cChoice, clock, log);
+      const backend = userErrors(() => standaloneI2c(i2cChoice, clock, log));
       await backend.attach(new I2cTarget(module));
       i2c = backend;
       closers.push(() => backend.close());
     }
-    return { module, tcp, pty, serial, board: rig, i2c, close: closeAll };
+    return { module, tcp, pty, serial, board: rig, i2c, flash: flashDirectory(options), close: closeAll };
   } catch (error) {
     await closeAll();
     throw error;
@@ -187,6 +226,7 @@ export function describeModule(running: RunningModule): string {
     `  tcp  ${tcp.address.host}:${tcp.address.port}`,
   ];
   if (pty) lines.push(`  pty  ${pty.path}`);
+  lines.push(`  flash ${flash ?? "(memory only)"}`);
   if (running.serial) lines.push(`  serial  ${running.serial.path} @${running.serial.baudRate}`);
   if (running.i2c) lines.push(`  i2c  ${running.i2c.kind} (${running.i2c.profile.name}) at 0x17`);
   if (running.board) {
@@ -245,8 +285,9 @@ export function registerModuleCommand(program: Command): void {
     try {
       running = await startModule(options);
     } catch (error) {
-      // Flash errors (in use, unreadable, newer format) are for the user, not a stack trace.
-      if (!(error instanceof SimError)) throw error;
+      // Flash errors (in use, unreadable, newer format) and wiring mistakes (unknown board, missing
+      // device) are for the user, not a stack trace.
+      if (!(error instanceof SimError) && !(error instanceof InvalidArgumentError)) throw error;
       process.stderr.write(`cardsim module: ${error.message}\n`);
       process.exitCode = 1;
       return;

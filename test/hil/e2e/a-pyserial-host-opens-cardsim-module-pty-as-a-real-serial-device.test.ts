@@ -42,6 +42,7 @@ describe.skipIf(!hasPyserial || !PtyBridge.available())("a pyserial host on card
     dir = mkdtempSync(join(tmpdir(), "cardsim-e2e-"));
     cli = startCli([
       "module",
+      "--no-flash",
       "--tcp",
       "127.0.0.1:0",
       "--pty",
@@ -95,7 +96,16 @@ describe.skipIf(!hasPyserial || !PtyBridge.available())("a pyserial host on card
     dir = mkdtempSync(join(tmpdir(), "cardsim-e2e-serial-"));
     // A virtual rig cable: the module serves one end as its UART, the host opens the other.
     pair = await PtyPair.open(join(dir, "ttyModule"), join(dir, "ttyHost"));
-    cli = startCli(["module", "--tcp", "127.0.0.1:0", "--serial", `${pair.a}@9600`, "--log-level", "warn"]);
+    cli = startCli([
+      "module",
+      "--no-flash",
+      "--tcp",
+      "127.0.0.1:0",
+      "--serial",
+      `${pair.a}@9600`,
+      "--log-level",
+      "warn",
+    ]);
     await cli.waitFor(/serial\s+(\S+) @9600/);
   });
 

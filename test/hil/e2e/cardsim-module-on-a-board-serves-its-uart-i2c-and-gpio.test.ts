@@ -40,6 +40,7 @@ describe.skipIf(!PtyPair.available())("cardsim module --board pi4", () => {
     gpiod = await fakeGpiodTools(2);
     cli = startCli([
       "module",
+      "--no-flash",
       "--tcp",
       "127.0.0.1:0",
       "--board",
@@ -106,10 +107,10 @@ describe.skipIf(!PtyPair.available())("cardsim module --board pi4", () => {
   });
 
   it("refuses a board it does not know, and --i2c sim without a harness", async () => {
-    const unknown = await runCli(["module", "--tcp", "127.0.0.1:0", "--board", "pi9"]);
+    const unknown = await runCli(["module", "--no-flash", "--tcp", "127.0.0.1:0", "--board", "pi9"]);
     expect(unknown.code).not.toBe(0);
     expect(unknown.stderr).toMatch(/unknown board pi9; one of pi3, pi4, pi5, zero2w, virtual/);
-    const sim = await runCli(["module", "--tcp", "127.0.0.1:0", "--i2c", "sim"]);
+    const sim = await runCli(["module", "--no-flash", "--tcp", "127.0.0.1:0", "--i2c", "sim"]);
     expect(sim.code).not.toBe(0);
     expect(sim.stderr).toMatch(/--i2c sim: the software bus has no controller outside this process/);
   });
