@@ -47,6 +47,8 @@ export interface CaptureMeta {
     readonly seed: number | string;
     readonly variant: string;
     readonly timeKnown: boolean;
+    /** The module ran on the power-loss flash (`Scenario.start({ flash })`). */
+    readonly flash?: boolean | Record<string, unknown>;
   };
   readonly [key: string]: unknown;
 }

@@ -42,7 +42,7 @@ export async function replayHostTraffic(
   capture: ParsedCapture,
   options: {
     link?: string;
-    module?: { seed: number | string; variant: VariantName; timeKnown: boolean };
+    module?: { seed: number | string; variant: VariantName; timeKnown: boolean; flash?: boolean };
     scenario?: Partial<ScenarioOptions>;
   } = {},
 ): Promise<ReplayResult> {
@@ -72,6 +72,7 @@ export async function replayHostTraffic(
     variant: boot.variant as VariantName,
     timeKnown: boot.timeKnown,
     clockStart: capture.meta.clockStart,
+    ...("flash" in boot && boot.flash ? { flash: boot.flash } : {}),
     ...options.scenario,
     serial: { name: link, rx: false },
     ...(hasI2c

@@ -9,7 +9,10 @@ import { SimPowerSource } from "../../firmware/PowerSource.js";
 import type { JsonObject } from "../../firmware/requests/Args.js";
 import { SeededRandom } from "../../firmware/SeededRandom.js";
 import type { KvStore } from "../../firmware/storage/KvStore.js";
+import { FlashKvStore, type FlashKvStoreOptions } from "../../firmware/storage/flash/FlashKvStore.js";
+import { PowerLossFlashFs, type PowerLossMode } from "../../firmware/storage/flash/PowerLossFlashFs.js";
 import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
+import { sleep } from "../host/sleep.js";
 import type { VariantName } from "../../firmware/Variant.js";
 import { LinkCapture } from "../capture/LinkCapture.js";
 import { FakeClock } from "../FakeClock.js";
@@ -64,6 +67,11 @@ export interface ScenarioOptions {
   /** The module's flash (default: memory of `flashCapacity` bytes). */
   readonly store?: KvStore;
   readonly flashCapacity?: number;
+  /**
+   * The real flash store on a flash that can lose power (`PowerLossFlashFs`): power losses in the
+   * middle of a write (`world.powerLossAt`) and the recovery at the next boot are then real.
+   */
+  readonly flash?: boolean | Omit<FlashKvStoreOptions, "onClose">;
   readonly serial?: ScenarioSerialOptions;
   /** Record every link: `true` in memory (written to a temp file on failure), or a file path. */
   readonly capture?: boolean | string;
@@ -125,7 +133,15 @@ export class Scenario {
   /** Overflow episodes of the module's receive buffer: every loss, grouped by episode. */
   readonly overflows: UartOverflow[][] = [];
   readonly #options: ScenarioOptions;
-  readonly #store: KvStore;
+  readonly #store: KvStore | undefined;
+  readonly #flashFs: PowerLossFlashFs | undefined;
+  /** The flash store of the module now running; `dead` once its power went. */
+  #flashGate: { dead: boolean } | undefined;
+  #powerLossMode: PowerLossMode = "drop-unsynced";
+  #powerOffMs = 0;
+  #powerLosses = 0;
+  #powerLossWaiters: (() => void)[] = [];
+  #restoring: Promise<void> | undefined;
   readonly #serial: ScenarioSerialOptions;
   readonly #linkName: string;
   readonly #timeoutMs: number;
@@ -168,7 +184,13 @@ export class Scenario {
       this.driver = new VirtualTimeDriver(fake);
     }
     this.#start = this.clock.now();
-    this.#store = options.store ?? new MemoryKvStore({ capacity: options.flashCapacity });
+    if (options.flash && !options.store) {
+      this.#flashFs = new PowerLossFlashFs();
+      this.#store = undefined;
+    } else {
+      this.#flashFs = undefined;
+      this.#store = options.store ?? new MemoryKvStore({ capacity: options.flashCapacity });
+    }
     this.log = options.log ?? new MemoryLog();
     this.traffic = new HostTraffic(this.clock);
     this.radio = new ScenarioRadio(this.clock);
@@ -180,6 +202,7 @@ export class Scenario {
             seed: this.seed,
             variant: options.variant ?? "cell",
             timeKnown: options.timeKnown ?? false,
+            ...(options.flash && !options.store ? { flash: options.flash } : {}),
           },
           links: {
             [this.#linkName]: {
@@ -217,6 +240,8 @@ export class Scenario {
       traffic: this.traffic,
       capture: this.capture,
       powerCycle: () => this.#powerCycle(),
+      cutPower: (mode, offMs) => this.cutPower(mode, offMs),
+      armPowerLoss: (step, mode, offMs) => this.armPowerLoss(step, mode, offMs),
     });
   }
 
@@ -337,7 +362,7 @@ export class Scenario {
       clock: this.clock,
       // Each boot draws fresh randomness, repeatably; the identity stays in flash.
       random: new SeededRandom(this.#boots === 0 ? this.seed : `${this.seed}/boot${this.#boots}`),
-      store: this.#store,
+      store: this.#store ?? this.#flashStore(),
       variant: this.#options.variant ?? "cell",
       power: this.power,
       log: this.log,
@@ -368,10 +393,12 @@ export class Scenario {
     return {
       handleLine: async (line) => {
         const reply = await this.#module.handleLine(line);
+        if (this.#flashFs && !this.#flashFs.powered) this.#powerLost();
         return generation === this.#generation ? reply : undefined;
       },
       handleLineReply: async (line) => {
         const reply = await this.#module.handleLineReply(line);
+        if (this.#flashFs && !this.#flashFs.powered) this.#powerLost();
         return generation === this.#generation ? reply : undefined;
       },
       handleOverflow: async (length) => {
@@ -419,9 +446,112 @@ export class Scenario {
     this.#generation++;
     this.#uart.detach();
     this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, { event: "power-off" });
+    // A clean power cycle: what was committed is on the flash; the module lets go of it.
+    if (this.#flashFs) await this.#module.close();
     await this.#boot();
     this.#attachUart();
     this.#i2c?.replaceTarget(this.traffic.wrap(this.#moduleHandler(), "i2c"));
+  }
+
+  /** A FlashKvStore on the power-loss flash for one boot, watching for the power going. */
+  #flashStore(): KvStore {
+    const fs = this.#flashFs!;
+    const options = typeof this.#options.flash === "object" ? this.#options.flash : {};
+    const store = new FlashKvStore(fs, options);
+    const gate = { dead: false };
+    this.#flashGate = gate;
+    return {
+      open: () => store.open(),
+      usage: () => store.usage(),
+      // A module whose power went cannot close its files; the next boot reopens the flash.
+      close: () => (gate.dead ? Promise.resolve() : store.close()),
+      commit: async (ops) => {
+        try {
+          await store.commit(ops);
+        } finally {
+          if (!fs.powered) this.#powerLost();
+        }
+      },
+    };
+  }
+
+  /** The flash, when the scenario runs the module on the power-loss flash (`flash: true`). */
+  get flash(): PowerLossFlashFs | undefined {
+    return this.#flashFs;
+  }
+
+  /** How many times the module lost power (`world.powerLoss`, `world.powerLossAt`). */
+  get powerLosses(): number {
+    return this.#powerLosses;
+  }
+
+  /** @internal world: cuts the power now and waits for the module to be back. */
+  async cutPower(mode: PowerLossMode, offMs: number): Promise<void> {
+    if (!this.#flashFs)
+      throw new Error("a power loss needs the power-loss flash: Scenario.start({ flash: true })");
+    this.#powerLossMode = mode;
+    this.#powerOffMs = offMs;
+    this.#flashFs.powerFail();
+    this.#powerLost();
+    await this.#restoring;
+  }
+
+  /** @internal world: the power goes at the `step`-th flash write from now. */
+  armPowerLoss(step: number, mode: PowerLossMode, offMs: number): void {
+    if (!this.#flashFs)
+      throw new Error("a power loss needs the power-loss flash: Scenario.start({ flash: true })");
+    if (!Number.isSafeInteger(step) || step < 1)
+      throw new Error(`powerLossAt step must be >= 1, got ${step}`);
+    this.#powerLossMode = mode;
+    this.#powerOffMs = offMs;
+    this.#flashFs.failAtStep(this.#flashFs.steps + step);
+  }
+
+  /** Waits until the module lost power and is running again (after `world.powerLossAt`). */
+  expectPowerLoss(options: { timeout?: number } = {}): Promise<void> {
+    const seen = this.#powerLosses;
+    return this.run(
+      new Promise<void>((resolve) => {
+        const check = () =>
+          this.#powerLosses > seen && !this.#restoring ? resolve() : this.#powerLossWaiters.push(check);
+        check();
+      }),
+      { timeout: options.timeout, what: "the module to lose power and boot again" },
+    );
+  }
+
+  /**
+   * The power went (between requests, or in the middle of a flash write): the module never
+   * answers what it was doing, its UART and RAM are gone; after the off time the flash powers up
+   * keeping what the mode says survived, and the module boots on it and recovers.
+   */
+  #powerLost(): void {
+    const gate = this.#flashGate;
+    if (!gate || gate.dead) return;
+    gate.dead = true;
+    this.#powerLosses++;
+    this.#generation++;
+    this.#uart.detach();
+    this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, {
+      event: "power-loss",
+      mode: this.#powerLossMode,
+      step: this.#flashFs!.steps,
+    });
+    const dead = this.#module;
+    const restore = (async () => {
+      await sleep(this.clock, this.#powerOffMs);
+      this.#flashFs!.powerUp(this.#powerLossMode);
+      await dead.close().catch(() => undefined);
+      await this.#boot();
+      this.#attachUart();
+      this.#i2c?.replaceTarget(this.traffic.wrap(this.#moduleHandler(), "i2c"));
+      this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, { event: "power-on" });
+    })();
+    this.#restoring = restore;
+    void restore.finally(() => {
+      if (this.#restoring === restore) this.#restoring = undefined;
+      for (const waiter of this.#powerLossWaiters.splice(0)) waiter();
+    });
   }
 
   /**
@@ -645,6 +775,7 @@ export class Scenario {
       if (this.#i2c.unread > 0)
         problems.push(`${this.#i2c.unread} bytes of module output on I2C that the host never read`);
     }
+    if (this.#restoring) problems.push("the module is still without power");
     if (this.#uart.inFlight > 0) problems.push(`still in flight: ${this.#uart.describeInFlight()}`);
     if (this.#host && this.#host.unread > 0) {
       problems.push(`${this.#host.unread} bytes from the module that the host never read`);
@@ -666,6 +797,7 @@ export class Scenario {
     if (this.#closed) return;
     this.#closed = true;
     this.radio.dispose();
+    await this.#restoring?.catch(() => undefined);
     // Parts may be missing when start failed halfway.
     if (this.#uart) await this.#uart.close();
     await this.#hostLink?.close();

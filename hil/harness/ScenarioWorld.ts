@@ -3,6 +3,7 @@ import { ENV_KEYS, type HubEnvironment } from "../../firmware/config/Environment
 import type { Module } from "../../firmware/Module.js";
 import type { SimPowerSource } from "../../firmware/PowerSource.js";
 import type { JsonObject } from "../../firmware/requests/Args.js";
+import type { PowerLossMode } from "../../firmware/storage/flash/PowerLossFlashFs.js";
 import { notefileKind } from "../../firmware/storage/NotefileKind.js";
 import type { LinkCapture } from "../capture/LinkCapture.js";
 import type { HostTraffic } from "./HostTraffic.js";
@@ -18,6 +19,10 @@ export interface WorldHost {
   readonly capture: LinkCapture | undefined;
   /** Cuts the module's power and boots it again on its flash. */
   powerCycle(): Promise<void>;
+  /** The power fails now, losing what was not on the flash medium (power-loss flash only). */
+  cutPower(mode: PowerLossMode, offMs: number): Promise<void>;
+  /** The power will fail at the `step`-th flash write from now. */
+  armPowerLoss(step: number, mode: PowerLossMode, offMs: number): void;
 }
 
 /**
@@ -80,6 +85,25 @@ export class ScenarioWorld {
     return this.apply({ action: "powerCycle" });
   }
 
+  /**
+   * The power fails now, between requests: the flash keeps what `mode` says survived (default
+   * `drop-unsynced`: only what was synced), and after `offMs` the module boots and recovers.
+   * Needs the power-loss flash (`Scenario.start({ flash: true })`).
+   */
+  powerLoss(options: { mode?: PowerLossMode; offMs?: number } = {}): Promise<void> {
+    return this.apply({ action: "powerLoss", ...options });
+  }
+
+  /**
+   * Arms a power failure at the `step`-th flash write from now (1 = the next one), so that it
+   * strikes in the middle of whatever request writes then; `scenario.expectPowerLoss()` waits
+   * until the module is back. Step numbers are deterministic: try each in turn to crash a request
+   * at every point of its write.
+   */
+  powerLossAt(step: number, options: { mode?: PowerLossMode; offMs?: number } = {}): Promise<void> {
+    return this.apply({ action: "powerLossAt", step, ...options });
+  }
+
   /** Applies one recorded or scripted change (replays call this). */
   apply(action: WorldAction): Promise<void> {
     const host = this.#host;
@@ -105,6 +129,11 @@ export class ScenarioWorld {
           return;
         case "powerCycle":
           return host.powerCycle();
+        case "powerLoss":
+          return host.cutPower(action.mode ?? "drop-unsynced", action.offMs ?? 0);
+        case "powerLossAt":
+          host.armPowerLoss(action.step, action.mode ?? "drop-unsynced", action.offMs ?? 0);
+          return;
         default:
           throw new Error(`unknown world action ${JSON.stringify(action)}`);
       }

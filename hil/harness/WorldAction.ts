@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../firmware/requests/Args.js";
+import type { PowerLossMode } from "../../firmware/storage/flash/PowerLossFlashFs.js";
 
 /**
  * A scripted change to a module's world, as recorded in captures (`kind: "world"`) so that a
@@ -29,4 +30,16 @@ export type WorldAction =
   /** Coverage is lost or comes back (`forMs`: for that long). */
   | { readonly action: "radio"; readonly online: boolean; readonly forMs?: number }
   /** The module loses power and boots again on what its flash kept. */
-  | { readonly action: "powerCycle" };
+  | { readonly action: "powerCycle" }
+  /**
+   * The power fails now (on the power-loss flash): whatever was not on the medium is lost as
+   * `mode` says; after `offMs` the module boots and recovers.
+   */
+  | { readonly action: "powerLoss"; readonly mode?: PowerLossMode; readonly offMs?: number }
+  /** The power will fail at the `step`-th flash write from now: in the middle of a request. */
+  | {
+      readonly action: "powerLossAt";
+      readonly step: number;
+      readonly mode?: PowerLossMode;
+      readonly offMs?: number;
+    };
