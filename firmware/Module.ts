@@ -2,7 +2,7 @@ import { Attn } from "./attn/Attn.js";
 import { unconnectedAttnPin, type AttnPin } from "./attn/AttnPin.js";
 import { BinaryBuffer, DEFAULT_BINARY_MAX } from "./BinaryBuffer.js";
 import type { Clock } from "./Clock.js";
-import { crcMalformed, crcMismatch, jsonObjectExpected, lineTooLong } from "./errors.js";
+import { crcMalformed, crcMismatch, jsonObjectExpected, jsonPrematureEnd, lineTooLong } from "./errors.js";
 import type { ModuleContext } from "./ModuleContext.js";
 import { silentLog, type ModuleLog } from "./ModuleLog.js";
 import { SimPowerSource, type PowerSource } from "./PowerSource.js";
@@ -308,7 +308,7 @@ export class Module implements ModuleContext {
     try {
       req = JSON.parse(text);
     } catch (error) {
-      return this.#errorLine(jsonObjectExpected(restOfLine(text, error)));
+      return this.#errorLine(jsonParseError(text, error));
     }
     if (!isJsonObject(req)) return this.#errorLine(jsonObjectExpected(text));
     const sequence = crc.kind === "ok" || crc.kind === "mismatch" ? crc.sequence : undefined;
@@ -369,9 +369,22 @@ export class Module implements ModuleContext {
   }
 }
 
-/** What follows the position where JSON parsing failed, as the module's parser reports it. */
-function restOfLine(text: string, error: unknown): string {
-  const match = /position (\d+)/.exec(String((error as Error)?.message));
-  const at = match ? Number(match[1]) : 0;
-  return text.slice(Math.min(at, text.length)) || text;
+/**
+ * The module's parser error for a line that is not JSON: a request cut short names the last
+ * token it read; otherwise the rest of the line from where parsing failed is echoed.
+ */
+function jsonParseError(text: string, error: unknown): SimError {
+  const message = String((error as Error)?.message);
+  const match = /position (\d+)/.exec(message);
+  const at = match ? Number(match[1]) : message.includes("end of JSON input") ? text.length : 0;
+  if (at >= text.length) {
+    const lastDelimiter = Math.max(
+      text.lastIndexOf("{"),
+      text.lastIndexOf(","),
+      text.lastIndexOf(":"),
+      text.lastIndexOf("["),
+    );
+    return jsonPrematureEnd(text.slice(lastDelimiter + 1));
+  }
+  return jsonObjectExpected(text.slice(at) || text);
 }

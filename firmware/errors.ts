@@ -16,6 +16,9 @@ function echo(text: string, max = 64): string {
 // --- wire and JSON -------------------------------------------------------------------------
 export const jsonObjectExpected = (rest: string): SimError =>
   simError(`JSON object expected: ${echo(rest)} {io}`);
+/** The wording a real module used for a request cut short (note-c pull request 53). */
+export const jsonPrematureEnd = (near: string): SimError =>
+  simError(`cannot interpret JSON: premature end of input near '${echo(near, 32)} ' {io}`);
 export const lineTooLong = (max: number): SimError =>
   simError(`request too large: a request line may be at most ${max} bytes {io} {too-big}`);
 export const wrongFieldType = (got: string): SimError =>

@@ -115,21 +115,17 @@ export class Environment {
   }
 
   #change(key: string, name: string, entry: EnvEntry | undefined, time: number): void {
-    const before = this.#fingerprint();
+    // Only this name's effective value can change.
+    const before = this.get(name)?.text;
     // Through a Map: names such as "__proto__" are plain keys here, never object internals.
     const layer = new Map(Object.entries(this.#layer(key)));
     if (entry) layer.set(name.toLowerCase(), entry);
     else layer.delete(name.toLowerCase());
     this.#notebox.setConfig(key, layer.size > 0 ? Object.fromEntries(layer) : undefined);
-    if (this.#fingerprint() === before) return;
+    if (this.get(name)?.text === before) return;
     // Without a known time a change cannot be dated; the last known date is kept, never moved back.
     const previous = this.#notebox.config<number>(ENV_KEYS.modified) ?? 0;
     if (time > previous) this.#notebox.setConfig(ENV_KEYS.modified, time);
-  }
-
-  /** The effective values in a comparable form. */
-  #fingerprint(): string {
-    return JSON.stringify([...this.all()].map(([key, entry]) => [key, entry.text]).sort());
   }
 
   #layer<E extends EnvEntry = EnvEntry>(key: string): Layer<E> {

@@ -68,3 +68,13 @@ describe("unrecognized arguments", () => {
     expect(t.store.commits).toBe(commits);
   });
 });
+
+describe("a request cut short", () => {
+  it("is answered like the real module's parser does, naming the last token read", async () => {
+    const t = await bootTestModule();
+    expect(await t.line('{"cmd":"hub.g')).toBe(
+      `{"err":"cannot interpret JSON: premature end of input near '\\"hub.g ' {io}"}\r\n`,
+    );
+    expect(await t.line('{"req":"echo","text":')).toMatch(/premature end of input near ' ' \{io\}/);
+  });
+});
