@@ -40,10 +40,16 @@ describe("cardsim up", () => {
     const version = JSON.parse((await module.transaction('{"req":"card.version"}'))!) as { device: string };
     await module.close();
 
-    const credentials = JSON.parse(readFileSync(join(dir, "credentials.json"), "utf8")) as Record<string, string>;
-    const response = await fetch(`${credentials["hub_url"]}/v1/projects/${credentials["project_uid"]}/devices`, {
-      headers: { authorization: `Bearer ${credentials["token"]}` },
-    });
+    const credentials = JSON.parse(readFileSync(join(dir, "credentials.json"), "utf8")) as Record<
+      string,
+      string
+    >;
+    const response = await fetch(
+      `${credentials["hub_url"]}/v1/projects/${credentials["project_uid"]}/devices`,
+      {
+        headers: { authorization: `Bearer ${credentials["token"]}` },
+      },
+    );
     expect(response.status).toBe(200);
     const { devices } = (await response.json()) as { devices: { uid: string; sku: string }[] };
     expect(devices).toEqual([expect.objectContaining({ uid: version.device, sku: "NOTE-MBNAN" })]);
