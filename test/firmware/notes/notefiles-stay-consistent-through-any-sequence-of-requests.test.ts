@@ -80,7 +80,7 @@ describe("notefiles stay consistent through any sequence of requests", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(request, { maxLength: 60 }),
-        fc.integer({ min: 300, max: 1500 }),
+        fc.integer({ min: 150, max: 1000 }),
         async (reqs, capacity) => {
           const t = await bootTestModule({ capacity });
           let n = 0;
