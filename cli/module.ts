@@ -32,7 +32,7 @@ export interface ModuleCommandOptions extends FlashOptions {
   board?: string;
   i2c?: string;
   gpiodTools?: string;
-  sku: Variant;
+  sku?: Variant;
   seed?: string;
   timeKnown?: boolean;
   maxRequest?: number;
@@ -265,9 +265,8 @@ export function addModuleOptions(command: Command): Command {
     .option("--gpiod-tools <DIR>", "folder of gpioset, gpioget and gpiomon when they are not on PATH")
     .option(
       "--sku <SKU>",
-      "hardware variant: cell, cell-wifi, wifi, lora, ntn, or a SKU",
+      "hardware variant: cell, cell-wifi, wifi, lora, ntn, or a SKU; +xp for extended power (default: cell)",
       parseVariant,
-      parseVariant("cell"),
     )
     .option("--seed <SEED>", "seed the module's randomness (repeatable identity and IDs)")
     .option("--time-known", "start with the time set, as if the module had synced once")

@@ -2,7 +2,7 @@ import { InvalidArgumentError } from "commander";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
 import { SeededRandom } from "../firmware/SeededRandom.js";
-import { VARIANTS, type Variant } from "../firmware/Variant.js";
+import { resolveVariant, VARIANTS, type Variant } from "../firmware/Variant.js";
 
 /** Parses `HOST:PORT` (`:PORT` and `PORT` mean loopback). */
 export function parseHostPort(value: string): { host: string; port: number } {
@@ -14,13 +14,13 @@ export function parseHostPort(value: string): { host: string; port: number } {
   return { host, port };
 }
 
-/** A variant by name (`cell`, `wifi`, ...) or by SKU (`NOTE-WIFI`). */
+/** A variant by name (`cell`, `wifi`, ...) or by any SKU of its family, `+xp` for extended power. */
 export function parseVariant(value: string): Variant {
-  const all = Object.values(VARIANTS);
-  const found = all.find((v) => v.name === value || v.sku.toLowerCase() === value.toLowerCase());
+  const found = resolveVariant(value);
   if (!found) {
+    const all = Object.values(VARIANTS);
     throw new InvalidArgumentError(
-      `unknown module "${value}"; one of ${all.map((v) => `${v.name} (${v.sku})`).join(", ")}`,
+      `unknown module "${value}"; one of ${all.map((v) => `${v.name} (${v.sku})`).join(", ")}, optionally with +xp`,
     );
   }
   return found;
