@@ -9,6 +9,6 @@ export interface Clock {
   /** Milliseconds since the UNIX epoch, as this module's world sees it. */
   now(): number;
   /** Calls `callback` once, `ms` milliseconds from now. */
-  setTimeout(callback: () => void, ms: number): TimerHandle;
-  clearTimeout(handle: TimerHandle): void;
+  setTimer(callback: () => void, ms: number): TimerHandle;
+  clearTimer(handle: TimerHandle): void;
 }

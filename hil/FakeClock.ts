@@ -19,11 +19,11 @@ export class FakeClock implements Clock {
     return this.#clock.now;
   }
 
-  setTimeout(callback: () => void, ms: number): TimerHandle {
+  setTimer(callback: () => void, ms: number): TimerHandle {
     return this.#clock.setTimeout(callback, ms) as unknown as TimerHandle;
   }
 
-  clearTimeout(handle: TimerHandle): void {
+  clearTimer(handle: TimerHandle): void {
     this.#clock.clearTimeout(handle as unknown as number);
   }
 

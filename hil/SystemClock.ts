@@ -6,13 +6,13 @@ export class SystemClock implements Clock {
     return Date.now();
   }
 
-  setTimeout(callback: () => void, ms: number): TimerHandle {
+  setTimer(callback: () => void, ms: number): TimerHandle {
     const handle = setTimeout(callback, ms);
     handle.unref?.();
     return handle;
   }
 
-  clearTimeout(handle: TimerHandle): void {
+  clearTimer(handle: TimerHandle): void {
     clearTimeout(handle as NodeJS.Timeout);
   }
 }

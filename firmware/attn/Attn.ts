@@ -154,7 +154,7 @@ export class Attn {
     if (this.#armed) {
       this.#drive(true);
       this.#cancelPulse();
-      this.#pulse = this.#clock.setTimeout(() => {
+      this.#pulse = this.#clock.setTimer(() => {
         this.#pulse = undefined;
         if (this.#armed) this.#drive(false);
       }, this.#rearmGlitchMs);
@@ -201,7 +201,7 @@ export class Attn {
     this.#sleeping = true;
     this.#cancelTimeout();
     this.#cancelPulse();
-    this.#sleepTimer = this.#clock.setTimeout(() => {
+    this.#sleepTimer = this.#clock.setTimer(() => {
       this.#sleepTimer = undefined;
       if (this.#armed) this.#drive(false);
     }, this.#sleepDelayMs);
@@ -265,7 +265,7 @@ export class Attn {
     this.#cancelTimeout();
     this.#cancelPulse();
     this.#stopWatchdog();
-    if (this.#sleepTimer) this.#clock.clearTimeout(this.#sleepTimer);
+    if (this.#sleepTimer) this.#clock.clearTimer(this.#sleepTimer);
     this.#sleepTimer = undefined;
   }
 
@@ -289,7 +289,7 @@ export class Attn {
     this.#cancelTimeout();
     this.#seconds = seconds > 0 ? seconds : 0;
     if (this.#seconds === 0) return;
-    this.#timeout = this.#clock.setTimeout(() => {
+    this.#timeout = this.#clock.setTimer(() => {
       this.#timeout = undefined;
       this.#record("timeout");
       this.#fire("timeout");
@@ -297,8 +297,8 @@ export class Attn {
   }
 
   #kickWatchdog(): void {
-    if (this.#watchdog) this.#clock.clearTimeout(this.#watchdog);
-    this.#watchdog = this.#clock.setTimeout(() => {
+    if (this.#watchdog) this.#clock.clearTimer(this.#watchdog);
+    this.#watchdog = this.#clock.setTimer(() => {
       this.#watchdog = undefined;
       this.#record("watchdog");
       this.#log.warn("ATTN watchdog: no request from the host", { seconds: this.#watchdogSeconds });
@@ -309,7 +309,7 @@ export class Attn {
         this.#cancelTimeout();
         this.#cancelPulse();
         this.#drive(false);
-        this.#pulse = this.#clock.setTimeout(() => {
+        this.#pulse = this.#clock.setTimer(() => {
           this.#pulse = undefined;
           this.#drive(true);
         }, this.#watchdogPulseMs);
@@ -319,24 +319,24 @@ export class Attn {
   }
 
   #stopWatchdog(): void {
-    if (this.#watchdog) this.#clock.clearTimeout(this.#watchdog);
+    if (this.#watchdog) this.#clock.clearTimer(this.#watchdog);
     this.#watchdog = undefined;
     this.#watchdogSeconds = 0;
   }
 
   #endSleep(): void {
     this.#sleeping = false;
-    if (this.#sleepTimer) this.#clock.clearTimeout(this.#sleepTimer);
+    if (this.#sleepTimer) this.#clock.clearTimer(this.#sleepTimer);
     this.#sleepTimer = undefined;
   }
 
   #cancelTimeout(): void {
-    if (this.#timeout) this.#clock.clearTimeout(this.#timeout);
+    if (this.#timeout) this.#clock.clearTimer(this.#timeout);
     this.#timeout = undefined;
   }
 
   #cancelPulse(): void {
-    if (this.#pulse) this.#clock.clearTimeout(this.#pulse);
+    if (this.#pulse) this.#clock.clearTimer(this.#pulse);
     this.#pulse = undefined;
   }
 

@@ -104,7 +104,7 @@ export class CapturedModule {
     const base = step.afterLines > 0 ? this.#lineTimes[step.afterLines - 1]! : 0;
     const at = Math.max(this.#busyUntil, base + step.delayMs);
     const wait = Math.max(0, at - (this.#clock.now() - this.#start));
-    this.#timer = this.#clock.setTimeout(() => {
+    this.#timer = this.#clock.setTimer(() => {
       this.#timer = undefined;
       this.#busyUntil = this.#clock.now() - this.#start;
       this.#link.write(step.bytes);
@@ -115,7 +115,7 @@ export class CapturedModule {
   }
 
   dispose(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     this.#timer = undefined;
   }
 }

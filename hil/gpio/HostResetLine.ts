@@ -33,7 +33,7 @@ export class HostResetLine {
   pulse(ms = 10): Promise<void> {
     this.hold();
     return new Promise((resolve) => {
-      this.#clock.setTimeout(() => {
+      this.#clock.setTimer(() => {
         this.release();
         resolve();
       }, ms);

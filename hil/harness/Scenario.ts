@@ -694,7 +694,7 @@ export class Scenario {
   /** Cuts the link (bytes both ways are lost, nobody is told), for `forMs` or until reconnect. */
   disconnect(forMs?: number): void {
     this.#uart.outage.disconnect();
-    if (forMs !== undefined) this.clock.setTimeout(() => this.#uart.outage.reconnect(), forMs);
+    if (forMs !== undefined) this.clock.setTimer(() => this.#uart.outage.reconnect(), forMs);
   }
 
   reconnect(): void {

@@ -27,11 +27,11 @@ export class ScenarioRadio {
 
   /** Sets coverage; with `forMs`, an outage that ends by itself. */
   set(online: boolean, forMs?: number): void {
-    if (this.#restore !== undefined) this.#clock.clearTimeout(this.#restore);
+    if (this.#restore !== undefined) this.#clock.clearTimer(this.#restore);
     this.#restore = undefined;
     if (forMs !== undefined) {
       if (!(forMs > 0)) throw new Error(`an outage lasts > 0 ms, got ${forMs}`);
-      this.#restore = this.#clock.setTimeout(() => {
+      this.#restore = this.#clock.setTimer(() => {
         this.#restore = undefined;
         this.#change(!online);
       }, forMs);
@@ -40,7 +40,7 @@ export class ScenarioRadio {
   }
 
   dispose(): void {
-    if (this.#restore !== undefined) this.#clock.clearTimeout(this.#restore);
+    if (this.#restore !== undefined) this.#clock.clearTimer(this.#restore);
     this.#restore = undefined;
   }
 

@@ -24,7 +24,7 @@ export interface TimeDriver {
 
 /** Resolves after `ms` on `clock`. */
 function clockSleep(clock: Clock, ms: number): Promise<void> {
-  return new Promise((resolve) => clock.setTimeout(resolve, Math.max(0, ms)));
+  return new Promise((resolve) => clock.setTimer(resolve, Math.max(0, ms)));
 }
 
 /** Races `promise` against a deadline timer on `clock`; calls `done` once either way. */
@@ -37,7 +37,7 @@ export function withDeadline<T>(
 ): Promise<T> {
   return new Promise<T>((resolve, reject) => {
     let settled = false;
-    const timer = clock.setTimeout(() => {
+    const timer = clock.setTimer(() => {
       if (settled) return;
       settled = true;
       done();
@@ -47,14 +47,14 @@ export function withDeadline<T>(
       (value) => {
         if (settled) return;
         settled = true;
-        clock.clearTimeout(timer);
+        clock.clearTimer(timer);
         done();
         resolve(value);
       },
       (error: unknown) => {
         if (settled) return;
         settled = true;
-        clock.clearTimeout(timer);
+        clock.clearTimer(timer);
         done();
         reject(error instanceof Error ? error : new Error(String(error)));
       },

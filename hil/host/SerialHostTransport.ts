@@ -70,10 +70,10 @@ export class SerialHostTransport implements HostTransport {
     return new Promise((resolve) => {
       let timer: TimerHandle | undefined = undefined;
       this.#wake = () => {
-        if (timer !== undefined) this.#clock.clearTimeout(timer);
+        if (timer !== undefined) this.#clock.clearTimer(timer);
         resolve(this.#rx.length > 0);
       };
-      timer = this.#clock.setTimeout(() => {
+      timer = this.#clock.setTimer(() => {
         this.#wake = undefined;
         resolve(this.#rx.length > 0);
       }, ms);

@@ -4,6 +4,6 @@ import type { Clock } from "../../firmware/Clock.js";
 export function sleep(clock: Clock, ms: number): Promise<void> {
   return new Promise((resolve) => {
     if (ms <= 0) queueMicrotask(resolve);
-    else clock.setTimeout(resolve, ms);
+    else clock.setTimer(resolve, ms);
   });
 }

@@ -78,7 +78,7 @@ export class PigpiodBscBackend implements I2cTargetBackend {
 
   async close(): Promise<void> {
     this.#stopped = true;
-    if (this.#timer) this.#clock.clearTimeout(this.#timer);
+    if (this.#timer) this.#clock.clearTimer(this.#timer);
     await this.#polling?.catch(() => undefined);
     if (this.#client) {
       // Control 0 turns the peripheral off and returns its pins to inputs.
@@ -91,7 +91,7 @@ export class PigpiodBscBackend implements I2cTargetBackend {
 
   #schedule(): void {
     if (this.#stopped) return;
-    this.#timer = this.#clock.setTimeout(() => {
+    this.#timer = this.#clock.setTimer(() => {
       this.#polling = this.#poll().then(
         () => this.#schedule(),
         (error: Error) => this.#options.log?.("BSC poll failed", { error: error.message }),

@@ -64,7 +64,7 @@ export class BaudPacer extends ByteStage {
   #schedule(): void {
     if (this.#timer !== undefined || this.held === 0) return;
     const due = this.#base + Math.ceil(this.#times[this.#head]! / this.#baud);
-    this.#timer = this.#clock.setTimeout(() => this.#release(), Math.max(0, due - this.#clock.now()));
+    this.#timer = this.#clock.setTimer(() => this.#release(), Math.max(0, due - this.#clock.now()));
   }
 
   #release(): void {
@@ -83,7 +83,7 @@ export class BaudPacer extends ByteStage {
   }
 
   override dispose(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     this.#timer = undefined;
     this.#times = [];
     this.#bytes = [];

@@ -70,7 +70,7 @@ export class LinkOutage {
   }
 
   dispose(): void {
-    for (const t of this.#timers) this.#clock.clearTimeout(t);
+    for (const t of this.#timers) this.#clock.clearTimer(t);
     this.#timers.clear();
   }
 
@@ -81,7 +81,7 @@ export class LinkOutage {
   }
 
   #after(ms: number, fn: () => void): void {
-    const handle = this.#clock.setTimeout(() => {
+    const handle = this.#clock.setTimer(() => {
       this.#timers.delete(handle);
       fn();
     }, ms);

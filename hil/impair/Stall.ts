@@ -35,7 +35,7 @@ export class Stall extends ByteStage {
       .sort((a, b) => a - b)
       .map((position) => ({ position, ms }));
     for (const at of list(options.atMs)) {
-      const handle = clock.setTimeout(() => {
+      const handle = clock.setTimer(() => {
         this.#timers.delete(handle);
         this.stall(ms);
       }, at);
@@ -58,8 +58,8 @@ export class Stall extends ByteStage {
     if (until <= this.#until) return;
     this.#until = until;
     this.#report({ impairment: "stall", position: this.position, bytes: new Uint8Array(0), info: { ms } });
-    if (this.#release !== undefined) this.#clock.clearTimeout(this.#release);
-    this.#release = this.#clock.setTimeout(() => this.#flush(), ms);
+    if (this.#release !== undefined) this.#clock.clearTimer(this.#release);
+    this.#release = this.#clock.setTimer(() => this.#flush(), ms);
   }
 
   protected receive(bytes: Uint8Array, position: number): void {
@@ -93,8 +93,8 @@ export class Stall extends ByteStage {
   }
 
   override dispose(): void {
-    if (this.#release !== undefined) this.#clock.clearTimeout(this.#release);
-    for (const t of this.#timers) this.#clock.clearTimeout(t);
+    if (this.#release !== undefined) this.#clock.clearTimer(this.#release);
+    for (const t of this.#timers) this.#clock.clearTimer(t);
     this.#timers.clear();
     this.#queue = [];
     this.#queued = 0;

@@ -128,7 +128,7 @@ export class SimUartReceiver extends ByteStage {
 
   #schedule(): void {
     if (this.#timer !== undefined || this.#count === 0) return;
-    this.#timer = this.#clock.setTimeout(() => this.#tick(), this.#intervalMs);
+    this.#timer = this.#clock.setTimer(() => this.#tick(), this.#intervalMs);
   }
 
   #tick(): void {
@@ -155,7 +155,7 @@ export class SimUartReceiver extends ByteStage {
   }
 
   override dispose(): void {
-    if (this.#timer !== undefined) this.#clock.clearTimeout(this.#timer);
+    if (this.#timer !== undefined) this.#clock.clearTimer(this.#timer);
     this.#timer = undefined;
     this.#count = 0;
   }
