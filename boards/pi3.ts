@@ -1,5 +1,12 @@
-import { pin, type BoardDefinition } from "./BoardDefinition.js";
-import { BRIDGE_DEVICE, PI_GPIO, PI_SETUP_COMMON, PI_UART } from "./piCommon.js";
+import type { BoardDefinition } from "./BoardDefinition.js";
+import {
+  BRIDGE_DEVICE,
+  BSC_PINS_BCM283X,
+  PI_GPIO,
+  PI_SETUP_COMMON,
+  PI_UART,
+  PIGPIOD_BSC_SETUP,
+} from "./piCommon.js";
 
 export const pi3: BoardDefinition = {
   name: "pi3",
@@ -13,7 +20,7 @@ export const pi3: BoardDefinition = {
   i2c: {
     backend: "pigpiod-bsc",
     backends: ["pigpiod-bsc", "rp2040-bridge"],
-    bsc: { sda: pin(18, 12), scl: pin(19, 35) },
+    bsc: BSC_PINS_BCM283X,
     bridgeDevice: BRIDGE_DEVICE,
     notes:
       "The BSC peripheral has 16-byte FIFOs and cannot stretch the clock: the host must use an I2C " +
@@ -22,9 +29,5 @@ export const pi3: BoardDefinition = {
   },
   gpio: PI_GPIO,
   configTxt: ["enable_uart=1", "dtoverlay=disable-bt"],
-  setup: [
-    ...PI_SETUP_COMMON,
-    "sudo systemctl disable hciuart",
-    "sudo apt-get install -y pigpio && sudo systemctl enable --now pigpiod",
-  ],
+  setup: [...PI_SETUP_COMMON, ...PIGPIOD_BSC_SETUP],
 };

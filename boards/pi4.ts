@@ -1,5 +1,5 @@
 import { pin, type BoardDefinition } from "./BoardDefinition.js";
-import { BRIDGE_DEVICE, PI_GPIO, PI_SETUP_COMMON, PI_UART } from "./piCommon.js";
+import { BRIDGE_DEVICE, PI_GPIO, PI_SETUP_COMMON, PI_UART, PIGPIOD_BSC_SETUP } from "./piCommon.js";
 
 export const pi4: BoardDefinition = {
   name: "pi4",
@@ -29,9 +29,5 @@ export const pi4: BoardDefinition = {
   },
   gpio: PI_GPIO,
   configTxt: ["enable_uart=1", "dtoverlay=disable-bt", "dtparam=spi=off"],
-  setup: [
-    ...PI_SETUP_COMMON,
-    "sudo systemctl disable hciuart",
-    "sudo apt-get install -y pigpio && sudo systemctl enable --now pigpiod",
-  ],
+  setup: [...PI_SETUP_COMMON, ...PIGPIOD_BSC_SETUP],
 };

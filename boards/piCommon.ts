@@ -27,3 +27,12 @@ export const PI_SETUP_COMMON = [
 ];
 
 export const BRIDGE_DEVICE = "/dev/serial/by-id/usb-Raspberry_Pi_Pico_*-if00 (or /dev/ttyACM0)";
+
+/** The BSC (I2C target) pins of the BCM2835/6/7 boards: Pi 3 and Zero 2 W. */
+export const BSC_PINS_BCM283X = { sda: pin(18, 12), scl: pin(19, 35) };
+
+/** Setup of the boards whose I2C target is the BSC peripheral through pigpiod (Bluetooth off). */
+export const PIGPIOD_BSC_SETUP = [
+  "sudo systemctl disable hciuart",
+  "sudo apt-get install -y pigpio && sudo systemctl enable --now pigpiod",
+];

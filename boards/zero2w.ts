@@ -1,5 +1,12 @@
-import { pin, type BoardDefinition } from "./BoardDefinition.js";
-import { BRIDGE_DEVICE, PI_GPIO, PI_SETUP_COMMON, PI_UART } from "./piCommon.js";
+import type { BoardDefinition } from "./BoardDefinition.js";
+import {
+  BRIDGE_DEVICE,
+  BSC_PINS_BCM283X,
+  PI_GPIO,
+  PI_SETUP_COMMON,
+  PI_UART,
+  PIGPIOD_BSC_SETUP,
+} from "./piCommon.js";
 
 export const zero2w: BoardDefinition = {
   name: "zero2w",
@@ -21,7 +28,7 @@ export const zero2w: BoardDefinition = {
   i2c: {
     backend: "pigpiod-bsc",
     backends: ["pigpiod-bsc", "rp2040-bridge"],
-    bsc: { sda: pin(18, 12), scl: pin(19, 35) },
+    bsc: BSC_PINS_BCM283X,
     bridgeDevice: BRIDGE_DEVICE,
     notes:
       "BSC: 16-byte FIFOs, no clock stretching (host I2C MTU <= 14). With the USB port in gadget " +
@@ -29,9 +36,5 @@ export const zero2w: BoardDefinition = {
   },
   gpio: PI_GPIO,
   configTxt: ["enable_uart=1", "dtoverlay=disable-bt"],
-  setup: [
-    ...PI_SETUP_COMMON,
-    "sudo systemctl disable hciuart",
-    "sudo apt-get install -y pigpio && sudo systemctl enable --now pigpiod",
-  ],
+  setup: [...PI_SETUP_COMMON, ...PIGPIOD_BSC_SETUP],
 };

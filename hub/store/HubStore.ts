@@ -132,6 +132,17 @@ export interface EnvStore {
   }>;
 }
 
+/** How a changes query reads a notefile (the module's note.changes arguments). */
+export interface ChangesOptions {
+  tracker: string | null;
+  max: number;
+  start: boolean;
+  stop: boolean;
+  includeDeleted: boolean;
+  deleteReturned: boolean;
+  tombstoneOnDelete: boolean;
+}
+
 /** What a changes query returns (the module's note.changes semantics on the hub replica). */
 export interface ChangesResult {
   /** Changes still pending for the tracker after this batch (only when a tracker was given). */
@@ -186,20 +197,7 @@ export interface NotefileStore {
    * `deleteReturned` deletes the returned notes. Without a tracker every note is returned.
    * Throws `notefile-noexist`.
    */
-  changes(
-    deviceUid: string,
-    fileId: string,
-    options: {
-      tracker: string | null;
-      max: number;
-      start: boolean;
-      stop: boolean;
-      includeDeleted: boolean;
-      deleteReturned: boolean;
-      tombstoneOnDelete: boolean;
-    },
-    now: number,
-  ): Promise<ChangesResult>;
+  changes(deviceUid: string, fileId: string, options: ChangesOptions, now: number): Promise<ChangesResult>;
   /**
    * Per live notefile: its live notes (`total`), the tracker's position (`since`, 1 when the
    * tracker is absent or null) and the notes changed at or after it, tombstones included.

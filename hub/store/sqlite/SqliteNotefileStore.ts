@@ -1,4 +1,4 @@
-import type { ChangesResult, NotefileStore } from "../HubStore.js";
+import type { ChangesOptions, ChangesResult, NotefileStore } from "../HubStore.js";
 import type { JsonObject, NoteRecord, NotefileRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
@@ -307,15 +307,7 @@ export class SqliteNotefileStore implements NotefileStore {
   async changes(
     deviceUid: string,
     fileId: string,
-    options: {
-      tracker: string | null;
-      max: number;
-      start: boolean;
-      stop: boolean;
-      includeDeleted: boolean;
-      deleteReturned: boolean;
-      tombstoneOnDelete: boolean;
-    },
+    options: ChangesOptions,
     now: number,
   ): Promise<ChangesResult> {
     return this.sql.transaction(() => {
