@@ -4,10 +4,10 @@
 // Run: npx tsx bench/card-requests.ts
 import { Module } from "../firmware/Module.js";
 import { SimPowerSource } from "../firmware/PowerSource.js";
-import type { JsonObject } from "../firmware/requests/Args.js";
-import { SeededRandom } from "../firmware/SeededRandom.js";
+import { SeededRandom } from "../core/SeededRandom.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import { FakeClock } from "../hil/FakeClock.js";
+import { FakeClock } from "../runtime/FakeClock.js";
+import type { JsonObject } from "../core/json.js";
 
 async function rate(module: Module, req: JsonObject, n: number): Promise<number> {
   for (let i = 0; i < n / 10; i++) await module.request(req);

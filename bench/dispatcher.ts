@@ -12,9 +12,9 @@
  */
 import { appendCrc } from "../firmware/host/RequestCrc.js";
 import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../firmware/SeededRandom.js";
+import { SeededRandom } from "../core/SeededRandom.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import { FakeClock } from "../hil/FakeClock.js";
+import { FakeClock } from "../runtime/FakeClock.js";
 import { fmt, printTable, timeSequential } from "./stats.js";
 
 const countArg = process.argv.indexOf("--count");

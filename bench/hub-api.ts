@@ -10,7 +10,7 @@ import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import Fastify from "fastify";
-import { startHub } from "../hub/startHub.js";
+import { startHub } from "../runtime/startHub.js";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {

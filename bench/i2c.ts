@@ -12,12 +12,12 @@ import { createHash } from "node:crypto";
 import { performance } from "node:perf_hooks";
 import { cobsDecode, cobsEncode } from "../firmware/host/Cobs.js";
 import { I2cTarget } from "../firmware/host/I2cTarget.js";
-import { md5Hex } from "../firmware/md5.js";
+import { md5Hex } from "../core/md5.js";
 import { MemoryLog } from "../firmware/ModuleLog.js";
 import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../firmware/SeededRandom.js";
+import { SeededRandom } from "../core/SeededRandom.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import { FakeClock } from "../hil/FakeClock.js";
+import { FakeClock } from "../runtime/FakeClock.js";
 import { i2cWireMicros } from "../hil/i2c/I2cHardwareProfile.js";
 import { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
 

@@ -13,9 +13,9 @@
  */
 import { appendCrc } from "../firmware/host/RequestCrc.js";
 import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../firmware/SeededRandom.js";
+import { SeededRandom } from "../core/SeededRandom.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import { FakeClock } from "../hil/FakeClock.js";
+import { FakeClock } from "../runtime/FakeClock.js";
 
 const countArg = process.argv.indexOf("--count");
 const COUNT = countArg > 0 ? Number(process.argv[countArg + 1]) : 20_000;

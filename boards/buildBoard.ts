@@ -1,5 +1,5 @@
 import type { AttnPin } from "../firmware/attn/AttnPin.js";
-import type { Clock } from "../firmware/Clock.js";
+import type { Clock } from "../core/Clock.js";
 import { GpioAttnPin } from "../hil/gpio/GpioAttnPin.js";
 import type { GpioChip } from "../hil/gpio/GpioChip.js";
 import { GpiodToolsChip } from "../hil/gpio/GpiodToolsChip.js";
@@ -10,7 +10,7 @@ import type { I2cTargetBackend, I2cTargetPort } from "../hil/i2c/I2cTargetBacken
 import { PigpiodBscBackend } from "../hil/i2c/PigpiodBscBackend.js";
 import { Rp2040BridgeBackend } from "../hil/i2c/Rp2040BridgeBackend.js";
 import { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
-import { SystemClock } from "../hil/SystemClock.js";
+import { SystemClock } from "../runtime/SystemClock.js";
 import type { BoardDefinition, I2cBackendKind } from "./BoardDefinition.js";
 import { boardNamed, boards } from "./boards.js";
 

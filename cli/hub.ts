@@ -2,13 +2,13 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
 import { pino } from "pino";
-import { SystemClock } from "../hil/SystemClock.js";
+import { SystemClock } from "../runtime/SystemClock.js";
 import { DEFAULT_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
 import { hashSecret, newPassword, newSecret } from "../hub/auth/secrets.js";
 import { bootstrapState, createPersonalAccessToken, createUser } from "../hub/bootstrap.js";
 import { HubIds } from "../hub/HubIds.js";
-import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../hub/startHub.js";
+import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../runtime/startHub.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
 import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 

@@ -18,7 +18,7 @@ import { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { SimUart } from "../hil/links/SimUart.js";
 import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
 import { pinoModuleLog } from "../hil/PinoModuleLog.js";
-import { SystemClock } from "../hil/SystemClock.js";
+import { SystemClock } from "../runtime/SystemClock.js";
 import { addFlashOptions, flashDirectory, openModuleStore, type FlashOptions } from "./flash.js";
 import { createLogger, parseHostPort, parseInteger, parseVariant, randomFor } from "./options.js";
 import { onShutdown } from "./shutdown.js";

@@ -1,7 +1,7 @@
 import { InvalidArgumentError } from "commander";
 import { randomBytes } from "node:crypto";
 import { pino, type Logger } from "pino";
-import { SeededRandom } from "../firmware/SeededRandom.js";
+import { SeededRandom } from "../core/SeededRandom.js";
 import { resolveVariant, VARIANTS, type Variant } from "../firmware/Variant.js";
 
 /** Parses `HOST:PORT` (`:PORT` and `PORT` mean loopback). */

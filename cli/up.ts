@@ -1,9 +1,9 @@
 import type { Command } from "commander";
 import { pino } from "pino";
 import { SimError } from "../firmware/SimError.js";
-import { SystemClock } from "../hil/SystemClock.js";
+import { SystemClock } from "../runtime/SystemClock.js";
 import { parseRateLimits } from "../hub/auth/RateLimiter.js";
-import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../hub/startHub.js";
+import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../runtime/startHub.js";
 import { describeHub } from "./hub.js";
 import {
   addModuleOptions,

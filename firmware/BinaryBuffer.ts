@@ -1,5 +1,5 @@
 import { cobsEncode, cobsEncodedLength } from "./host/Cobs.js";
-import { md5Hex } from "./md5.js";
+import { md5Hex } from "../core/md5.js";
 
 /** Capacity of the reference target (the cellular module's `card.binary` `max`). */
 export const DEFAULT_BINARY_MAX = 130554;

@@ -1,15 +1,14 @@
 import { Attn } from "./attn/Attn.js";
 import { unconnectedAttnPin, type AttnPin } from "./attn/AttnPin.js";
 import { BinaryBuffer, DEFAULT_BINARY_MAX } from "./BinaryBuffer.js";
-import type { Clock } from "./Clock.js";
+import type { Clock } from "../core/Clock.js";
 import { crcMalformed, crcMismatch, jsonObjectExpected, jsonPrematureEnd, lineTooLong } from "./errors.js";
 import type { ModuleContext } from "./ModuleContext.js";
 import { silentLog, type ModuleLog } from "./ModuleLog.js";
 import { SimPowerSource, type PowerSource } from "./PowerSource.js";
-import { randomInt, type Random } from "./Random.js";
+import { randomInt, type Random } from "../core/Random.js";
 import type { LineReply } from "./host/LineReply.js";
 import { appendCrc, checkRequestCrc } from "./host/RequestCrc.js";
-import { isJsonObject, type JsonObject } from "./requests/Args.js";
 import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
 import type { KvStore, RecoveryReport } from "./storage/KvStore.js";
@@ -18,6 +17,7 @@ import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Vari
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { SimError } from "./SimError.js";
+import { isJsonObject, type JsonObject } from "../core/json.js";
 
 export interface ModuleOptions {
   readonly clock: Clock;

@@ -1,10 +1,10 @@
 import type { Attn } from "./attn/Attn.js";
 import type { BinaryBuffer } from "./BinaryBuffer.js";
-import type { Clock } from "./Clock.js";
+import type { Clock } from "../core/Clock.js";
 import type { ModuleLog } from "./ModuleLog.js";
 import type { PowerSource } from "./PowerSource.js";
 import type { VoltageMonitor } from "./power/VoltageMonitor.js";
-import type { Random } from "./Random.js";
+import type { Random } from "../core/Random.js";
 import type { Notebox } from "./storage/Notebox.js";
 import type { Variant } from "./Variant.js";
 

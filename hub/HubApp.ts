@@ -1,7 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from "fastify";
 import type { Logger } from "pino";
-import type { Clock } from "../firmware/Clock.js";
+import type { Clock } from "../core/Clock.js";
 import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";

@@ -1,5 +1,5 @@
 import { randomUUID } from "node:crypto";
-import { randomBytes, type Random } from "../firmware/Random.js";
+import { randomBytes, type Random } from "../core/Random.js";
 
 /**
  * Makes the hub's public identifiers (project, fleet, organization UIDs). Seeded in tests so runs

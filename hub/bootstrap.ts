@@ -1,4 +1,4 @@
-import type { Clock } from "../firmware/Clock.js";
+import type { Clock } from "../core/Clock.js";
 import { hashPassword, hashSecret, newPassword, newSecret } from "./auth/secrets.js";
 import type { HubIds } from "./HubIds.js";
 import type { HubStore } from "./store/HubStore.js";

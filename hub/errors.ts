@@ -167,7 +167,7 @@ export const noteIdRequired = (name: string): HttpError =>
 export const noteIdNotAllowed = (name: string): HttpError =>
   bad(`note ID should not be specified when using a queue notefile (${echo(name)})`);
 export const noteIdInvalid = (id: string): HttpError =>
-  bad(`note ID ${echo(id)} is not valid: 1 to 256 characters without control characters, commas or slashes`);
+  bad(`note ID ${echo(id)} is not valid: 1 to 256 characters without control characters or commas`);
 export const noteNeedsContent = (): HttpError =>
   bad("a note needs a body (JSON object) or a payload (base64)");
 export const payloadNotBase64 = (): HttpError => bad("payload must be base64 text");

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../Clock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
 import type { ModuleLog } from "../ModuleLog.js";
 import type { AttnPin } from "./AttnPin.js";
 

@@ -1,5 +1,5 @@
 import { envTemplateHintInvalid } from "../errors.js";
-import type { JsonObject } from "../requests/Args.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Configuration record key of the `env.template` body (a JSON object of type hints). */
 export const ENV_TEMPLATE_KEY = "env.template";

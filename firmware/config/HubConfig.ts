@@ -1,7 +1,7 @@
 import type { ModuleContext } from "../ModuleContext.js";
 import { supplyState } from "../power/VoltagePolicy.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
-import type { JsonObject } from "../requests/Args.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Configuration record key of the `hub.set` settings (`HubSettings`). */
 export const HUB_CONFIG_KEY = "hub";

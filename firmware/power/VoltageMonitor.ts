@@ -1,4 +1,4 @@
-import type { Clock } from "../Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { PowerSource } from "../PowerSource.js";
 
 /** The supply as it was from `at` (module clock ms) until the next point. */

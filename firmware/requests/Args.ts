@@ -1,6 +1,5 @@
 import { wrongFieldType } from "../errors.js";
-
-export type JsonObject = { [key: string]: unknown };
+import { isJsonObject, type JsonObject } from "../../core/json.js";
 
 function jsonType(value: unknown): string {
   if (typeof value === "boolean") return "bool";
@@ -8,10 +7,6 @@ function jsonType(value: unknown): string {
   if (typeof value === "string") return "string";
   if (Array.isArray(value)) return "array";
   return "object";
-}
-
-export function isJsonObject(value: unknown): value is JsonObject {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /**

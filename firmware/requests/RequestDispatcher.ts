@@ -8,9 +8,10 @@ import {
 } from "../errors.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { SimError } from "../SimError.js";
-import { Args, type JsonObject } from "./Args.js";
+import { Args } from "./Args.js";
 import { pruneEmpty } from "./pruneEmpty.js";
 import type { RequestDefinition, RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 export interface DispatchResult {
   /** The reply to send; undefined for a `cmd`. */

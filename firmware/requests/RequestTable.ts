@@ -1,6 +1,7 @@
 import type { ModuleContext } from "../ModuleContext.js";
 import type { VariantName } from "../Variant.js";
-import type { Args, JsonObject } from "./Args.js";
+import type { Args } from "./Args.js";
+import type { JsonObject } from "../../core/json.js";
 
 export interface RequestContext {
   /** The request name (`note.add`). */

@@ -1,5 +1,5 @@
 import { Attn, ATTN_MONITORS, WATCHDOG_MIN_SECONDS, type AttnMonitor } from "../attn/Attn.js";
-import { decodeBase64 } from "../base64.js";
+import { decodeBase64 } from "../../core/base64.js";
 import {
   argumentNotSupportedOnVariant,
   attnBadFile,
@@ -10,8 +10,8 @@ import {
   attnWatchdogSeconds,
 } from "../errors.js";
 import type { ModuleContext } from "../ModuleContext.js";
-import type { JsonObject } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 const ACTIONS = ["arm", "rearm", "disarm", "sleep", "watchdog"] as const;
 type Action = (typeof ACTIONS)[number];

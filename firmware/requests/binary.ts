@@ -10,10 +10,11 @@ import {
 } from "../errors.js";
 import type { CobsError } from "../host/Cobs.js";
 import { cobsDecode, cobsEncodedMaxLength } from "../host/Cobs.js";
-import { md5Hex } from "../md5.js";
+import { md5Hex } from "../../core/md5.js";
 import type { ModuleContext } from "../ModuleContext.js";
-import type { Args, JsonObject } from "./Args.js";
+import type { Args } from "./Args.js";
 import type { RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 const MD5 = /^[0-9a-fA-F]{32}$/;
 

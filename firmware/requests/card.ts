@@ -1,4 +1,4 @@
-import { encodeBase64 } from "../base64.js";
+import { encodeBase64 } from "../../core/base64.js";
 import {
   CARD_KEYS,
   DEFAULT_I2C_ADDRESS,
@@ -41,10 +41,10 @@ import {
   type VoltageSettings,
 } from "../power/VoltagePolicy.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
-import { randomBytes, randomInt } from "../Random.js";
+import { randomBytes, randomInt } from "../../core/Random.js";
 import type { VariantName } from "../Variant.js";
-import type { JsonObject } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

@@ -8,8 +8,9 @@ import {
   envTemplateRequired,
 } from "../errors.js";
 import type { ModuleContext } from "../ModuleContext.js";
-import type { Args, JsonObject } from "./Args.js";
+import type { Args } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** `env.*` requests: the module's environment variables (firmware/config/Environment.ts). */
 export const envRequests: RequestTable = {

@@ -7,14 +7,11 @@ import {
 import type { Notebox } from "../storage/Notebox.js";
 import { countChanges } from "../storage/noteChanges.js";
 import type { Notefile } from "../storage/Notefile.js";
-import {
-  checkNotefileName,
-  checkTrackerName,
-  HUB_TRACKER,
-  isReservedNotefile,
-} from "../storage/notefileNames.js";
-import type { JsonObject } from "./Args.js";
+import { checkNotefileName, checkTrackerName } from "../storage/notefileNames.js";
+import { isReservedNotefile } from "../../core/notefileNames.js";
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import type { RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 /**
  * The host's view of the notefiles, by name: the module's own `_` files stay hidden, and so do
@@ -35,11 +32,11 @@ function visibleFiles(
 /**
  * Changes of a notefile the hub has not received yet: everything after the hub tracker's
  * position (deletes included) in notefiles that go up to the hub; inbound queues and `.dbx`
- * files never have any. The sync engine advances `HUB_TRACKER` as the hub acknowledges.
+ * files never have any. The sync engine advances `SYNC_TRACKER` as the hub acknowledges.
  */
 function pendingUpload(notebox: Notebox, file: Notefile): number {
   if (file.kind.direction !== "out" && file.kind.direction !== "both") return 0;
-  return countChanges(file, notebox.trackerPosition(HUB_TRACKER, file.name) ?? 0, true);
+  return countChanges(file, notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0, true);
 }
 
 /** `file.*` requests. */

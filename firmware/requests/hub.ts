@@ -30,8 +30,9 @@ import { storeRecord } from "../config/compactRecord.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
 import type { VariantName } from "../Variant.js";
-import { isJsonObject, type Args, type JsonObject } from "./Args.js";
+import { type Args } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
+import { isJsonObject, type JsonObject } from "../../core/json.js";
 
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 

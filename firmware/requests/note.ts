@@ -27,7 +27,6 @@ import {
   templatePortInvalid,
   templatePortRequired,
 } from "../errors.js";
-import { cloneJson } from "../storage/cloneJson.js";
 import { collectChanges, DEFAULT_CHANGES_BATCH } from "../storage/noteChanges.js";
 import { MAX_PAYLOAD_BYTES, prepareNoteContent } from "../storage/noteContent.js";
 import { checkNoteId, checkNotefileName, checkTrackerName } from "../storage/notefileNames.js";
@@ -35,8 +34,9 @@ import { clearTemplate, currentTemplate, portOwner, setTemplate } from "../stora
 import { deleteNote, newNoteId, noteInfo, purgeTombstones, storeNote } from "../storage/noteOps.js";
 import { Template, type TemplateDefinition } from "../storage/Template.js";
 import type { Variant } from "../Variant.js";
-import type { Args, JsonObject } from "./Args.js";
+import type { Args } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /** The notefile a request names, or its default; "" counts as not given. */
 function fileArg(args: Args, fallback?: string): string {

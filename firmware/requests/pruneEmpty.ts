@@ -1,4 +1,4 @@
-import { isJsonObject, type JsonObject } from "./Args.js";
+import { isJsonObject, type JsonObject } from "../../core/json.js";
 
 /** True for the values the module leaves out of replies: zero, false, "", null, {}, []. */
 export function isEmptyValue(value: unknown): boolean {

@@ -9,8 +9,9 @@ import type { ModuleContext } from "../ModuleContext.js";
 import { prepareNoteContent } from "../storage/noteContent.js";
 import { checkNoteId, checkNotefileName } from "../storage/notefileNames.js";
 import { deleteNote, storeNote } from "../storage/noteOps.js";
-import type { Args, JsonObject } from "./Args.js";
+import type { Args } from "./Args.js";
 import type { RequestTable } from "./RequestTable.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Where variables live unless a request names another database notefile. */
 export const DEFAULT_VARS_FILE = "vars.db";

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../requests/Args.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** One note as the module holds it in RAM. */
 export interface Note {

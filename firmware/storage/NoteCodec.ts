@@ -1,7 +1,7 @@
-import { decodeBase64, encodeBase64 } from "../base64.js";
-import type { JsonObject } from "../requests/Args.js";
+import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import type { Note } from "./Note.js";
 import type { Notefile } from "./Notefile.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Turns notes into the bytes kept on flash and back. */
 export interface NoteCodec {

@@ -2,7 +2,7 @@ import type { NoteCodec } from "./NoteCodec.js";
 import type { KvOp, KvStore, RecoveryReport, StorageUsage } from "./KvStore.js";
 import type { Note, NotefileMeta } from "./Note.js";
 import { Notefile } from "./Notefile.js";
-import { notefileKind } from "./NotefileKind.js";
+import { notefileKind } from "../../core/NotefileKind.js";
 import { TemplateNoteCodec } from "./TemplateNoteCodec.js";
 
 /** Separates the parts of a record key; cannot occur in names the host can send in JSON text. */

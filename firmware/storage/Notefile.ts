@@ -1,5 +1,5 @@
 import type { Note, NotefileMeta } from "./Note.js";
-import type { NotefileKind } from "./NotefileKind.js";
+import type { NotefileKind } from "../../core/NotefileKind.js";
 
 /**
  * A notefile as held in RAM. Read it freely; change it only through `Notebox`, which journals

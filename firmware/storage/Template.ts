@@ -8,11 +8,10 @@ import {
   templateStringTooLong,
   templateValueOutOfRange,
 } from "../errors.js";
-import { isJsonObject, type JsonObject } from "../requests/Args.js";
 import type { ByteReader } from "./ByteReader.js";
 import type { ByteWriter } from "./ByteWriter.js";
 import { fromFloat16Bits, roundFloat16, roundFloat32, toFloat16Bits } from "./float16.js";
-import { setMember } from "./setMember.js";
+import { isJsonObject, type JsonObject, setMember } from "../../core/json.js";
 
 /** What `note.template` stores for a notefile: the hint body and the template's options. */
 export interface TemplateDefinition {

@@ -1,4 +1,3 @@
-import type { JsonObject } from "../requests/Args.js";
 import { ByteReader } from "./ByteReader.js";
 import { ByteWriter } from "./ByteWriter.js";
 import type { Note } from "./Note.js";
@@ -6,6 +5,7 @@ import { JsonNoteCodec, type NoteCodec } from "./NoteCodec.js";
 import type { Notefile } from "./Notefile.js";
 import { templateNumbered } from "./notefileTemplates.js";
 import { hasEmptyMember } from "./Template.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** First byte of a templated record; JSON records start with `{`. */
 const TEMPLATED = 0xb1;

@@ -1,10 +1,9 @@
-import { decodeBase64 } from "../base64.js";
+import { decodeBase64 } from "../../core/base64.js";
 import { payloadExceedsTemplate, payloadNotBase64, payloadTooLarge } from "../errors.js";
 import type { ModuleLog } from "../ModuleLog.js";
-import type { JsonObject } from "../requests/Args.js";
-import { cloneJson } from "./cloneJson.js";
 import type { Notefile } from "./Notefile.js";
 import { currentTemplate } from "./notefileTemplates.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /** Largest payload a note may carry, decoded (spec Limits: note.add payload 256 bytes). */
 export const MAX_PAYLOAD_BYTES = 256;

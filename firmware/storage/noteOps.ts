@@ -1,12 +1,11 @@
-import { encodeBase64 } from "../base64.js";
-import { randomInt, type Random } from "../Random.js";
-import type { JsonObject } from "../requests/Args.js";
-import { cloneJson } from "./cloneJson.js";
+import { encodeBase64 } from "../../core/base64.js";
+import { randomInt, type Random } from "../../core/Random.js";
 import type { Note } from "./Note.js";
 import type { Notebox } from "./Notebox.js";
 import type { NoteContent } from "./noteContent.js";
 import type { Notefile } from "./Notefile.js";
-import { HUB_TRACKER } from "./notefileNames.js";
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
  * Stores `content` as note `id` of `file`: a new note, or a new version of the note with that ID
@@ -78,7 +77,7 @@ export function purgeTombstones(notebox: Notebox, file: Notefile): void {
     if (position !== undefined) seen = Math.min(seen, position);
   }
   if (file.kind.direction !== "local")
-    seen = Math.min(seen, notebox.trackerPosition(HUB_TRACKER, file.name) ?? 0);
+    seen = Math.min(seen, notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0);
   const ordered = file.ordered;
   const purge = ordered.slice(0, file.indexAfter(seen)).filter((note) => note.deleted);
   for (const note of purge) notebox.removeNote(file, note.id);

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
 import type { ByteLink } from "../links/ByteLink.js";
 import { fromHex } from "./LinkCapture.js";
 import { lineDifferences, splitLines, type LineDifference } from "./lineDiff.js";

@@ -1,5 +1,5 @@
 import { createWriteStream, type WriteStream } from "node:fs";
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import { TapStage } from "../links/ByteStage.js";
 import type { CaptureDirection, CaptureEntry, CaptureKind, CaptureMeta } from "./CaptureEntry.js";
 

@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { GpioOutput } from "./GpioChip.js";
 
 /**

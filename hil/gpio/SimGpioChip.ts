@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { GpioBias, GpioChip, GpioInput, GpioOutput } from "./GpioChip.js";
 
 /** One level change on a simulated line, stamped with the chip's clock. */

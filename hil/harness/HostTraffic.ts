@@ -1,9 +1,9 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import { checkRequestCrc } from "../../firmware/host/RequestCrc.js";
 import type { LineHandler } from "../../firmware/host/SerialSession.js";
-import { isJsonObject, type JsonObject } from "../../firmware/requests/Args.js";
 import { isBinaryPut } from "../links/isBinaryPut.js";
 import { lineReplies } from "../links/lineReplies.js";
+import { isJsonObject, type JsonObject } from "../../core/json.js";
 
 /**
  * What a host line was: a request (`req`, expects a reply), a command (`cmd`, none), a blank line

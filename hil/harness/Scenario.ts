@@ -1,13 +1,12 @@
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { LineHandler } from "../../firmware/host/SerialSession.js";
 import { Module } from "../../firmware/Module.js";
 import { MemoryLog, type ModuleLog } from "../../firmware/ModuleLog.js";
 import { SimPowerSource } from "../../firmware/PowerSource.js";
-import type { JsonObject } from "../../firmware/requests/Args.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
+import { SeededRandom } from "../../core/SeededRandom.js";
 import type { KvStore } from "../../firmware/storage/KvStore.js";
 import { FlashKvStore, type FlashKvStoreOptions } from "../../firmware/storage/flash/FlashKvStore.js";
 import { PowerLossFlashFs, type PowerLossMode } from "../../firmware/storage/flash/PowerLossFlashFs.js";
@@ -15,7 +14,7 @@ import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
 import { sleep } from "../host/sleep.js";
 import type { VariantName } from "../../firmware/Variant.js";
 import { LinkCapture } from "../capture/LinkCapture.js";
-import { FakeClock } from "../FakeClock.js";
+import { FakeClock } from "../../runtime/FakeClock.js";
 import { buildBoard, type BoardRig, type BoardRigOptions } from "../../boards/buildBoard.js";
 import type { BoardDefinition } from "../../boards/BoardDefinition.js";
 import { boardNamed } from "../../boards/boards.js";
@@ -31,7 +30,7 @@ import { MemoryLink } from "../links/MemoryLink.js";
 import { SerialPortLink } from "../links/SerialPortLink.js";
 import { SimUart } from "../links/SimUart.js";
 import type { SimUartReceiverOptions, UartOverflow } from "../links/SimUartReceiver.js";
-import { SystemClock } from "../SystemClock.js";
+import { SystemClock } from "../../runtime/SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";
 import { ScenarioHost } from "./ScenarioHost.js";
 import { ScenarioI2c, type ScenarioI2cOptions } from "./ScenarioI2c.js";
@@ -39,6 +38,7 @@ import { ScenarioRadio } from "./ScenarioRadio.js";
 import { ScenarioWorld } from "./ScenarioWorld.js";
 import { pacingViolations, WireLines, type PacingRule, type WireLine } from "./SegmentPacing.js";
 import { RealTimeDriver, VirtualTimeDriver, type TimeDriver } from "./TimeDriver.js";
+import type { JsonObject } from "../../core/json.js";
 
 export interface ScenarioSerialOptions {
   /** The link's name in captures and reports (default `serial`). */

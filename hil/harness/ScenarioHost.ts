@@ -1,8 +1,8 @@
-import type { JsonObject } from "../../firmware/requests/Args.js";
 import type { HostTransport } from "../host/HostTransport.js";
 import type { HostEvent, NoteCHost } from "../host/NoteCHost.js";
 import type { ByteLink } from "../links/ByteLink.js";
 import type { TimeDriver } from "./TimeDriver.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** The note-c host emulator attached to a scenario; its calls run the scenario's clock. */
 export class ScenarioHost {

@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import { DEFAULT_I2C_ADDRESS, I2cTarget } from "../../firmware/host/I2cTarget.js";
 import type { LineHandler } from "../../firmware/host/SerialSession.js";
 import type { LinkCapture } from "../capture/LinkCapture.js";

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
 
 /**
  * The radio conditions a scenario scripts for its module: in coverage or not. This is the hook

@@ -1,14 +1,14 @@
-import { decodeBase64, encodeBase64 } from "../../firmware/base64.js";
+import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { ENV_KEYS, type HubEnvironment } from "../../firmware/config/Environment.js";
 import type { Module } from "../../firmware/Module.js";
 import type { SimPowerSource } from "../../firmware/PowerSource.js";
-import type { JsonObject } from "../../firmware/requests/Args.js";
 import type { PowerLossMode } from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import { notefileKind } from "../../firmware/storage/NotefileKind.js";
+import { notefileKind } from "../../core/NotefileKind.js";
 import type { LinkCapture } from "../capture/LinkCapture.js";
 import type { HostTraffic } from "./HostTraffic.js";
 import type { ScenarioRadio } from "./ScenarioRadio.js";
 import type { WorldAction } from "./WorldAction.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** What the world needs from its scenario. */
 export interface WorldHost {

@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 
 /** A scenario expectation that did not come true in time. */
 export class ScenarioTimeout extends Error {

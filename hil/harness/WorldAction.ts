@@ -1,5 +1,5 @@
-import type { JsonObject } from "../../firmware/requests/Args.js";
 import type { PowerLossMode } from "../../firmware/storage/flash/PowerLossFlashFs.js";
+import type { JsonObject } from "../../core/json.js";
 
 /**
  * A scripted change to a module's world, as recorded in captures (`kind: "world"`) so that a

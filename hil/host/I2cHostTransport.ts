@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { I2cController } from "../i2c/I2cController.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import type { NoteCTiming } from "./NoteCTiming.js";

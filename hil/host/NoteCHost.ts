@@ -1,11 +1,11 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import { cobsDecode, cobsEncode } from "../../firmware/host/Cobs.js";
 import { appendCrc, checkRequestCrc } from "../../firmware/host/RequestCrc.js";
-import { md5Hex } from "../../firmware/md5.js";
-import type { JsonObject } from "../../firmware/requests/Args.js";
+import { md5Hex } from "../../core/md5.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import { NOTE_C_TIMING, type NoteCTiming } from "./NoteCTiming.js";
 import { sleep } from "./sleep.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Something the emulated host did, for traces and scenario reports. */
 export interface HostEvent {

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
 import type { ByteLink } from "../links/ByteLink.js";
 import { ByteQueue } from "./ByteQueue.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";

@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 
 /** Resolves after `ms` on `clock` (virtual or real). */
 export function sleep(clock: Clock, ms: number): Promise<void> {

@@ -1,5 +1,5 @@
-import type { Clock, TimerHandle } from "../../firmware/Clock.js";
-import { SystemClock } from "../SystemClock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
+import { SystemClock } from "../../runtime/SystemClock.js";
 import { BSC, type I2cHardwareProfile } from "./I2cHardwareProfile.js";
 import type { I2cTargetBackend, I2cTargetPort } from "./I2cTargetBackend.js";
 import { PIGPIOD_CMD, PigpiodClient } from "./PigpiodClient.js";

@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { I2cController, I2cReadResult, I2cWriteResult } from "./I2cController.js";
 import { i2cWireMicros, IDEAL, type I2cHardwareProfile } from "./I2cHardwareProfile.js";
 import type { I2cTargetBackend, I2cTargetPort } from "./I2cTargetBackend.js";

@@ -1,4 +1,4 @@
-import type { Random } from "../../firmware/Random.js";
+import type { Random } from "../../core/Random.js";
 
 /**
  * Which bytes of one direction of a link an impairment hits. Exactly one way of choosing:

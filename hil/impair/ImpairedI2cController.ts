@@ -1,4 +1,4 @@
-import { SeededRandom } from "../../firmware/SeededRandom.js";
+import { SeededRandom } from "../../core/SeededRandom.js";
 import type { I2cController, I2cReadResult, I2cWriteResult } from "../i2c/I2cController.js";
 import { i2cWireMicros } from "../i2c/I2cHardwareProfile.js";
 import { SimI2cBus } from "../i2c/SimI2cBus.js";

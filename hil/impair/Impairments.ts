@@ -1,5 +1,5 @@
-import type { Clock } from "../../firmware/Clock.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
+import type { Clock } from "../../core/Clock.js";
+import { SeededRandom } from "../../core/SeededRandom.js";
 import type { ByteStage } from "../links/ByteStage.js";
 import { BaudPacer } from "./BaudPacer.js";
 import { ByteSelector, type ByteSelection } from "./ByteSelector.js";

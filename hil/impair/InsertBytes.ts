@@ -1,4 +1,4 @@
-import { randomBytes, type Random } from "../../firmware/Random.js";
+import { randomBytes, type Random } from "../../core/Random.js";
 import { ByteStage } from "../links/ByteStage.js";
 import type { ByteSelector } from "./ByteSelector.js";
 import type { ImpairmentListener } from "./ImpairmentEvent.js";

@@ -1,4 +1,4 @@
-import { randomInt, type Random } from "../../firmware/Random.js";
+import { randomInt, type Random } from "../../core/Random.js";
 import { ByteStage } from "../links/ByteStage.js";
 
 /**

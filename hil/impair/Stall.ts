@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
 import { ByteStage } from "../links/ByteStage.js";
 import type { ImpairmentListener } from "./ImpairmentEvent.js";
 

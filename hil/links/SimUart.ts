@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import { SerialSession, type LineHandler } from "../../firmware/host/SerialSession.js";
 import type { LinkCapture } from "../capture/LinkCapture.js";
 import { BaudPacer } from "../impair/BaudPacer.js";

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../../core/Clock.js";
 import { ByteStage } from "./ByteStage.js";
 
 export interface SimUartReceiverOptions {

@@ -1,5 +1,5 @@
 import * as errors from "../errors.js";
-import type { JsonObject } from "../store/records.js";
+import type { JsonObject } from "../../core/json.js";
 
 const isObject = (v: unknown): v is JsonObject => typeof v === "object" && v !== null && !Array.isArray(v);
 

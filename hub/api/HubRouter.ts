@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import type { Authenticator } from "../auth/Authenticator.js";
 import { type Principal, roleAtLeast } from "../auth/Principal.js";
 import type { RateLimiter } from "../auth/RateLimiter.js";

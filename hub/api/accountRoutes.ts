@@ -2,9 +2,10 @@ import type { Principal } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import type { HttpError } from "../HttpError.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { JsonObject, OrganizationRecord, OrgRole } from "../store/records.js";
+import type { OrganizationRecord, OrgRole } from "../store/records.js";
 import type { AccountContext, HubRouter } from "./HubRouter.js";
 import { isoTime } from "./views.js";
+import type { JsonObject } from "../../core/json.js";
 
 const DAY_MS = 86_400_000;
 /** Longest balance history one request may ask for. */

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from "fastify";
 import * as errors from "../errors.js";
-import type { DescriptionRecord, JsonObject } from "../store/records.js";
+import type { DescriptionRecord } from "../store/records.js";
 import type { HubRouter } from "./HubRouter.js";
 import { isoTime } from "./views.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Description content limit (spec Limits: up to 10 MB). */
 export const MAX_DESCRIPTION_BYTES = 10 * 1024 * 1024;

@@ -1,17 +1,11 @@
 import * as errors from "../errors.js";
 import type { HubStore } from "../store/HubStore.js";
-import type {
-  DeviceRecord,
-  EnvScope,
-  EnvVarRecord,
-  FleetRecord,
-  JsonObject,
-  ProjectRecord,
-} from "../store/records.js";
+import type { DeviceRecord, EnvScope, EnvVarRecord, FleetRecord, ProjectRecord } from "../store/records.js";
 import { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import { resolveDevice, resolveFleet } from "./resolve.js";
 import { envMap } from "./views.js";
+import type { JsonObject } from "../../core/json.js";
 
 /**
  * Precedence of each level (1 wins): the device's own value, then its fleets', then the

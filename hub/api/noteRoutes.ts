@@ -1,19 +1,15 @@
-import { decodeBase64 } from "../../firmware/base64.js";
-import type { NotefileKind } from "../../firmware/storage/NotefileKind.js";
+import { decodeBase64 } from "../../core/base64.js";
+import type { NotefileKind } from "../../core/NotefileKind.js";
 import * as errors from "../errors.js";
 import type { HttpError } from "../HttpError.js";
-import {
-  DEVICE_SYNC_TRACKER,
-  type DeviceRecord,
-  type JsonObject,
-  type NoteRecord,
-} from "../store/records.js";
+import { DEVICE_SYNC_TRACKER, type DeviceRecord, type NoteRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import { checkNoteId, checkTracker, hubNotefile } from "./notefileRules.js";
 import { resolveDevice } from "./resolve.js";
 import { listedNoteView, noteView } from "./views.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** Store refusals as HTTP errors (the tags stay in the text, as on the module). */
 function storeError(e: unknown): never {

@@ -3,7 +3,6 @@ import type {
   EnvVarRecord,
   EventRecord,
   FleetRecord,
-  JsonObject,
   LocationRecord,
   NoteRecord,
   ProductRecord,
@@ -11,6 +10,7 @@ import type {
   ProjectRole,
   SessionRecord,
 } from "../store/records.js";
+import type { JsonObject } from "../../core/json.js";
 
 /** How records look on the wire (shapes per the OpenAPI definition; older client names too). */
 

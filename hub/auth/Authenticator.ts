@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 import * as errors from "../errors.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { ProjectRole } from "../store/records.js";

@@ -1,4 +1,4 @@
-import type { Clock } from "../../firmware/Clock.js";
+import type { Clock } from "../../core/Clock.js";
 
 /** Requests allowed per billing account; the spec's defaults are 7 a minute and 10,200 a day. */
 export interface RateLimits {

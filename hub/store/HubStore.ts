@@ -9,7 +9,6 @@ import type {
   EventRecord,
   FleetRecord,
   HealthLogRecord,
-  JsonObject,
   NoteRecord,
   NotefileRecord,
   OAuthClientRecord,
@@ -25,6 +24,7 @@ import type {
   TokenKind,
   UserRecord,
 } from "./records.js";
+import type { JsonObject } from "../../core/json.js";
 
 /**
  * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is

@@ -2,10 +2,10 @@
  * The hub's records as the store keeps them. Times are epoch milliseconds unless a name says
  * otherwise (`...Sec`); the API layer turns them into the wire shapes (ISO strings, epoch seconds).
  */
+import type { JsonObject } from "../../core/json.js";
 
 export type ProjectRole = "owner" | "developer" | "viewer";
 export type OrgRole = "org_admin" | "billing_manager" | "project_creator" | "org_member";
-export type JsonObject = { [key: string]: unknown };
 
 export interface Contact {
   name?: string;

@@ -6,7 +6,7 @@ import { boards } from "../../boards/boards.js";
 import { buildBoard } from "../../boards/buildBoard.js";
 import { boardDetails, boardSummary } from "../../cli/boards.js";
 import { I2cTarget } from "../../firmware/host/I2cTarget.js";
-import { FakeClock } from "../../hil/FakeClock.js";
+import { FakeClock } from "../../runtime/FakeClock.js";
 import { SimGpioChip } from "../../hil/gpio/SimGpioChip.js";
 import { FakePigpiod } from "../hil/i2c/FakePigpiod.js";
 import { noteI2cHost } from "../hil/i2c/noteI2cHost.js";

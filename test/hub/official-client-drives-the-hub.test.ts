@@ -4,7 +4,7 @@ import { join } from "node:path";
 // @ts-expect-error The client ships no type declarations (CommonJS, Babel-built).
 import NotehubJs from "@blues-inc/notehub-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type RunningHub, startHub } from "../../hub/startHub.js";
+import { type RunningHub, startHub } from "../../runtime/startHub.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 

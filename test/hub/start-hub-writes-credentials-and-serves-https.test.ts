@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { Command } from "commander";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { registerHubCommand } from "../../cli/hub.js";
-import { startHub, type HubCredentials } from "../../hub/startHub.js";
+import { startHub, type HubCredentials } from "../../runtime/startHub.js";
 import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
 
 function httpsGet(url: string, ca: string, token: string): Promise<{ status: number; body: string }> {

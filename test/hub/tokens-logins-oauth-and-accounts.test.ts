@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { RateLimiter, parseRateLimits } from "../../hub/auth/RateLimiter.js";
 import { hashSecret, newSecret } from "../../hub/auth/secrets.js";
 import { createPersonalAccessToken } from "../../hub/bootstrap.js";
-import { FakeClock } from "../../hil/FakeClock.js";
+import { FakeClock } from "../../runtime/FakeClock.js";
 import { expectErrorBody, TestHub } from "./support/hubFixture.js";
 
 describe("tokens, logins, OAuth clients, organizations and descriptions", () => {

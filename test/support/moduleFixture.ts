@@ -1,10 +1,10 @@
 import { MemoryLog } from "../../firmware/ModuleLog.js";
 import { Module, type ModuleOptions } from "../../firmware/Module.js";
 import { SimPowerSource } from "../../firmware/PowerSource.js";
-import type { JsonObject } from "../../firmware/requests/Args.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
+import { SeededRandom } from "../../core/SeededRandom.js";
 import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
-import { FakeClock } from "../../hil/FakeClock.js";
+import { FakeClock } from "../../runtime/FakeClock.js";
+import type { JsonObject } from "../../core/json.js";
 
 export interface TestModule {
   readonly module: Module;

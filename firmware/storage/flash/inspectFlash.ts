@@ -1,4 +1,3 @@
-import type { JsonObject } from "../../requests/Args.js";
 import type { KvOp, KvSnapshot, KvStore, StorageUsage } from "../KvStore.js";
 import { Notebox, parseRecordKey } from "../Notebox.js";
 import { keyByteLength, putRecordSize } from "./BatchCodec.js";
@@ -6,6 +5,7 @@ import { DEFAULT_FLASH_CAPACITY } from "./FlashKvStore.js";
 import type { FlashFs } from "./FlashFs.js";
 import { scanFlash } from "./FlashScan.js";
 import { journalName } from "./JournalFormat.js";
+import type { JsonObject } from "../../../core/json.js";
 
 export interface InspectedNote {
   readonly id: string;

@@ -5,13 +5,13 @@ import type {
   DeviceFilter,
   DeviceInput,
   DeviceRecord,
-  JsonObject,
   Page,
   PageResult,
   SignalRecord,
 } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./SqliteConnection.js";
+import type { JsonObject } from "../../../core/json.js";
 
 interface DeviceRow {
   uid: string;

@@ -1,7 +1,8 @@
 import type { ChangesOptions, ChangesResult, NotefileStore } from "../HubStore.js";
-import type { JsonObject, NoteRecord, NotefileRecord } from "../records.js";
+import type { NoteRecord, NotefileRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
+import type { JsonObject } from "../../../core/json.js";
 
 /** Endpoint ID the hub stamps on the changes it makes (the device's is ""). */
 export const HUB_ENDPOINT = "1";

@@ -1,13 +1,7 @@
 import type { TelemetryStore } from "../HubStore.js";
-import type {
-  EventRecord,
-  HealthLogRecord,
-  JsonObject,
-  Page,
-  PageResult,
-  SessionRecord,
-} from "../records.js";
+import type { EventRecord, HealthLogRecord, Page, PageResult, SessionRecord } from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
+import type { JsonObject } from "../../../core/json.js";
 
 /** Notefiles whose events the service does not bill (spec: UsageEventsData platform events). */
 const PLATFORM_FILES = ["_log", "_session", "_health", "_geolocate"];

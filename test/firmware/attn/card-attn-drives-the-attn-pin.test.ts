@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { GpioAttnPin } from "../../../hil/gpio/GpioAttnPin.js";
 import { SimGpioChip } from "../../../hil/gpio/SimGpioChip.js";
 import { bootTestModule } from "../../support/moduleFixture.js";

@@ -1,7 +1,7 @@
 import { createHash } from "node:crypto";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { Md5, md5Hex } from "../../../firmware/md5.js";
+import { Md5, md5Hex } from "../../../core/md5.js";
 
 describe("MD5", () => {
   it("gives the reference digest in lowercase hex", () => {

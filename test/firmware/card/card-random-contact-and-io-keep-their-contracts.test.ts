@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { decodeBase64 } from "../../../firmware/base64.js";
+import { decodeBase64 } from "../../../core/base64.js";
 import { CARD_KEYS } from "../../../firmware/config/CardSettings.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { HUB_TRACKER } from "../../../firmware/storage/notefileNames.js";
+import { SYNC_TRACKER as HUB_TRACKER } from "../../../protocol/trackers.js";
 import { bootTestModule, type TestModule } from "../../support/moduleFixture.js";
 
 async function setup(): Promise<TestModule> {

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { JsonObject } from "../../../firmware/requests/Args.js";
 import type { Note } from "../../../firmware/storage/Note.js";
 import { Notefile } from "../../../firmware/storage/Notefile.js";
-import { notefileKind } from "../../../firmware/storage/NotefileKind.js";
+import { notefileKind } from "../../../core/NotefileKind.js";
 import { Template, type TemplateDefinition } from "../../../firmware/storage/Template.js";
 import { TemplateNoteCodec } from "../../../firmware/storage/TemplateNoteCodec.js";
+import type { JsonObject } from "../../../core/json.js";
 
 /** A type hint together with a generator of values that fit it. */
 interface Hinted {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { GpiodToolsChip } from "../../../hil/gpio/GpiodToolsChip.js";
 import { HostResetLine } from "../../../hil/gpio/HostResetLine.js";
 import { SimGpioChip } from "../../../hil/gpio/SimGpioChip.js";

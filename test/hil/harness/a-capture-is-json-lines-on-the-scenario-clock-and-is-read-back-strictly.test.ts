@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { LinkCapture, fromHex, toHex } from "../../../hil/capture/LinkCapture.js";
 import { parseCapture } from "../../../hil/capture/parseCapture.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { chainStages } from "../../../hil/links/ByteStage.js";
 
 describe("LinkCapture", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { SeededRandom } from "../../../firmware/SeededRandom.js";
-import { randomBytes } from "../../../firmware/Random.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { randomBytes } from "../../../core/Random.js";
 import { Scenario } from "../../../hil/harness/Scenario.js";
 
 const payload = (n: number) => randomBytes(new SeededRandom("binary"), n);

@@ -3,7 +3,7 @@ import { CapturedModule } from "../../../hil/capture/CapturedModule.js";
 import { describeDifferences } from "../../../hil/capture/lineDiff.js";
 import { parseCapture } from "../../../hil/capture/parseCapture.js";
 import { replayHostTraffic } from "../../../hil/capture/replayHostTraffic.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { Scenario } from "../../../hil/harness/Scenario.js";
 import { VirtualTimeDriver } from "../../../hil/harness/TimeDriver.js";
 import { NoteCHost } from "../../../hil/host/NoteCHost.js";

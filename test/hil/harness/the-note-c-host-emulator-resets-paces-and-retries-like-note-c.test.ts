@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { appendCrc } from "../../../firmware/host/RequestCrc.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { Scenario } from "../../../hil/harness/Scenario.js";
 import { VirtualTimeDriver } from "../../../hil/harness/TimeDriver.js";
 import { NoteCHost } from "../../../hil/host/NoteCHost.js";

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { randomBytes } from "../../../firmware/Random.js";
-import { SeededRandom } from "../../../firmware/SeededRandom.js";
+import { randomBytes } from "../../../core/Random.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
 import { Scenario } from "../../../hil/harness/Scenario.js";
 
 describe("the note-c host emulator over I2C", () => {

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { decodeBase64 } from "../../../firmware/base64.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { decodeBase64 } from "../../../core/base64.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { HostTraffic } from "../../../hil/harness/HostTraffic.js";
 import { Scenario } from "../../../hil/harness/Scenario.js";
 

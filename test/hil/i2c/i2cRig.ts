@@ -1,5 +1,5 @@
 import { I2cTarget, type I2cTargetOptions } from "../../../firmware/host/I2cTarget.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import type { I2cHardwareProfile } from "../../../hil/i2c/I2cHardwareProfile.js";
 import { SimI2cBus } from "../../../hil/i2c/SimI2cBus.js";
 import { bootTestModule } from "../../support/moduleFixture.js";

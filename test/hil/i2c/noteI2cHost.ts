@@ -1,4 +1,4 @@
-import type { FakeClock } from "../../../hil/FakeClock.js";
+import type { FakeClock } from "../../../runtime/FakeClock.js";
 import type { I2cController } from "../../../hil/i2c/I2cController.js";
 
 export interface NoteI2cHostOptions {

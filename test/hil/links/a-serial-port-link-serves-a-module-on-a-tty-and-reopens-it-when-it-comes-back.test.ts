@@ -6,7 +6,7 @@ import { HostLineClient } from "../../../hil/HostLineClient.js";
 import { PtyPair } from "../../../hil/links/PtyPair.js";
 import { SerialDeviceServer } from "../../../hil/links/SerialDeviceServer.js";
 import { parseSerialSpec, SerialPortLink } from "../../../hil/links/SerialPortLink.js";
-import { SystemClock } from "../../../hil/SystemClock.js";
+import { SystemClock } from "../../../runtime/SystemClock.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 function until(check: () => boolean, ms = 10_000): Promise<void> {

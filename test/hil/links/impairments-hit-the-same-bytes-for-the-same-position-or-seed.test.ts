@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SeededRandom } from "../../../firmware/SeededRandom.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { BaudPacer } from "../../../hil/impair/BaudPacer.js";
 import { ByteSelector } from "../../../hil/impair/ByteSelector.js";
 import type { ImpairmentEvent } from "../../../hil/impair/ImpairmentEvent.js";

@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { BaudPacer } from "../../../hil/impair/BaudPacer.js";
 import { chainStages } from "../../../hil/links/ByteStage.js";
 import { SimUartReceiver, type UartOverflow } from "../../../hil/links/SimUartReceiver.js";

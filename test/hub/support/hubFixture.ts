@@ -1,6 +1,6 @@
 import type { FastifyInstance } from "fastify";
-import { SeededRandom } from "../../../firmware/SeededRandom.js";
-import { FakeClock } from "../../../hil/FakeClock.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import type { HubServices } from "../../../hub/api/HubRouter.js";
 import type { RateLimits } from "../../../hub/auth/RateLimiter.js";
 import { UNUSABLE_PASSWORD_HASH } from "../../../hub/auth/secrets.js";

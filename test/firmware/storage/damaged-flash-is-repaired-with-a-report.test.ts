@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { crc32 } from "../../firmware/host/crc32.js";
-import { MemoryLog } from "../../firmware/ModuleLog.js";
-import { Module } from "../../firmware/Module.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { encodeFileHeader, FILE_HEADER_SIZE } from "../../firmware/storage/flash/JournalFormat.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import { encodeSuperblock } from "../../firmware/storage/flash/Superblock.js";
-import { FakeClock } from "../../hil/FakeClock.js";
+import { crc32 } from "../../../firmware/host/crc32.js";
+import { MemoryLog } from "../../../firmware/ModuleLog.js";
+import { Module } from "../../../firmware/Module.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { encodeFileHeader, FILE_HEADER_SIZE } from "../../../firmware/storage/flash/JournalFormat.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import { encodeSuperblock } from "../../../firmware/storage/flash/Superblock.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { canonical } from "./support/crashScenario.js";
 
 const text = (s: string) => new TextEncoder().encode(s);

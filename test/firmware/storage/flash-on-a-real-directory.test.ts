@@ -4,12 +4,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { afterAll, describe, expect, it } from "vitest";
-import { Module } from "../../firmware/Module.js";
-import { MemoryLog } from "../../firmware/ModuleLog.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
-import { Notebox } from "../../firmware/storage/Notebox.js";
-import { FakeClock } from "../../hil/FakeClock.js";
-import { openFlashStore } from "../../hil/storage/openFlashStore.js";
+import { Module } from "../../../firmware/Module.js";
+import { MemoryLog } from "../../../firmware/ModuleLog.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { Notebox } from "../../../firmware/storage/Notebox.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
+import { openFlashStore } from "../../../hil/storage/openFlashStore.js";
 
 const CHILD = join(import.meta.dirname, "support", "flashChild.ts");
 const roots: string[] = [];

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import { POWER_LOSS_MODES, PowerLossFlashFs } from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import type { KvOp } from "../../firmware/storage/KvStore.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import { POWER_LOSS_MODES, PowerLossFlashFs } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
+import type { KvOp } from "../../../firmware/storage/KvStore.js";
 import { applyOps, canonical } from "./support/crashScenario.js";
 
 const key = fc.constantFrom("a", "ab", "abc", "b", "b\u001f1", "b\u001f2", "\ud83d", "é");

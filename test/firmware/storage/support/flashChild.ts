@@ -1,7 +1,7 @@
 // Opens a flash directory in a separate process: `node --import tsx flashChild.ts DIR [hold]`.
 // Prints one JSON line ({ok, records} or {ok: false, error}); with `hold`, keeps the flash (and
 // its lock) until stdin closes.
-import { openFlashStore } from "../../../hil/storage/openFlashStore.js";
+import { openFlashStore } from "../../../../hil/storage/openFlashStore.js";
 
 const [dir, mode] = process.argv.slice(2);
 try {

@@ -1,8 +1,8 @@
-import type { KvOp, KvStore } from "../../../firmware/storage/KvStore.js";
-import { Notebox } from "../../../firmware/storage/Notebox.js";
-import { FlashKvStore, type FlashKvStoreOptions } from "../../../firmware/storage/flash/FlashKvStore.js";
-import type { PowerLossFlashFs } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
-import { SimError } from "../../../firmware/SimError.js";
+import type { KvOp, KvStore } from "../../../../firmware/storage/KvStore.js";
+import { Notebox } from "../../../../firmware/storage/Notebox.js";
+import { FlashKvStore, type FlashKvStoreOptions } from "../../../../firmware/storage/flash/FlashKvStore.js";
+import type { PowerLossFlashFs } from "../../../../firmware/storage/flash/PowerLossFlashFs.js";
+import { SimError } from "../../../../firmware/SimError.js";
 
 /** Store options of the scenario: a small flash that fills up, and eager compaction. */
 export const SCENARIO_OPTIONS: FlashKvStoreOptions = { capacity: 1850, compactionThreshold: 300 };

@@ -1,23 +1,23 @@
 import fc from "fast-check";
-import { crc32 } from "../../firmware/host/crc32.js";
-import { crc32Sliced } from "../../firmware/storage/flash/crc32Sliced.js";
+import { crc32 } from "../../../firmware/host/crc32.js";
+import { crc32Sliced } from "../../../firmware/storage/flash/crc32Sliced.js";
 import { describe, expect, it } from "vitest";
 import {
   BatchWriter,
   decodeBatch,
   encodeKey,
   keyByteLength,
-} from "../../firmware/storage/flash/BatchCodec.js";
+} from "../../../firmware/storage/flash/BatchCodec.js";
 import {
   checkFileHeader,
   encodeFileHeader,
   encodeFrame,
   FrameType,
   readFrameAt,
-} from "../../firmware/storage/flash/JournalFormat.js";
-import { replayJournal } from "../../firmware/storage/flash/JournalReader.js";
-import { checkSuperblock, encodeSuperblock } from "../../firmware/storage/flash/Superblock.js";
-import type { KvOp } from "../../firmware/storage/KvStore.js";
+} from "../../../firmware/storage/flash/JournalFormat.js";
+import { replayJournal } from "../../../firmware/storage/flash/JournalReader.js";
+import { checkSuperblock, encodeSuperblock } from "../../../firmware/storage/flash/Superblock.js";
+import type { KvOp } from "../../../firmware/storage/KvStore.js";
 
 /** Any JS string, lone surrogates included (keys come from host JSON). */
 const anyKey = fc.string({ unit: "binary", maxLength: 40 });

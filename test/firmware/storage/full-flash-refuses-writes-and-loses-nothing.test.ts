@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import { PowerLossFlashFs } from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import { Notebox } from "../../firmware/storage/Notebox.js";
-import { SimError } from "../../firmware/SimError.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import { PowerLossFlashFs } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
+import { Notebox } from "../../../firmware/storage/Notebox.js";
+import { SimError } from "../../../firmware/SimError.js";
 
 const note = (i: number) => ({
   body: { reading: i, text: "sensor reading ".repeat(4) },

@@ -2,11 +2,11 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { randomInt } from "../../firmware/Random.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
-import { encodeSuperblock } from "../../firmware/storage/flash/Superblock.js";
-import { HostLineClient } from "../../hil/HostLineClient.js";
-import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";
+import { randomInt } from "../../../core/Random.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { encodeSuperblock } from "../../../firmware/storage/flash/Superblock.js";
+import { HostLineClient } from "../../../hil/HostLineClient.js";
+import { runCli, startCli, type CliProcess } from "../../support/cliProcess.js";
 
 let root: string;
 beforeAll(async () => {

@@ -1,5 +1,5 @@
 import { createClock } from "@sinonjs/fake-timers";
-import type { Clock, TimerHandle } from "../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../core/Clock.js";
 
 type SinonClock = ReturnType<typeof createClock>;
 

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { Module } from "../../firmware/Module.js";
-import type { JsonObject } from "../../firmware/requests/Args.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { POWER_LOSS_MODES, PowerLossFlashFs } from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import type { KvOp, KvStore } from "../../firmware/storage/KvStore.js";
-import { FakeClock } from "../../hil/FakeClock.js";
+import { Module } from "../../../firmware/Module.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { POWER_LOSS_MODES, PowerLossFlashFs } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
+import type { KvOp, KvStore } from "../../../firmware/storage/KvStore.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
 import { applyOps, canonical } from "./support/crashScenario.js";
+import type { JsonObject } from "../../../core/json.js";
 
 const OPTIONS = { capacity: 8192, compactionThreshold: 400 };
 

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import { MeteredFlashFs } from "../../firmware/storage/flash/MeteredFlashFs.js";
-import type { KvOp, KvStore } from "../../firmware/storage/KvStore.js";
-import { Notebox } from "../../firmware/storage/Notebox.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import { MeteredFlashFs } from "../../../firmware/storage/flash/MeteredFlashFs.js";
+import type { KvOp, KvStore } from "../../../firmware/storage/KvStore.js";
+import { Notebox } from "../../../firmware/storage/Notebox.js";
 
 /** Counts the bytes of note records the notebox hands to the store. */
 function countingNotes(inner: KvStore): KvStore & { noteBytes: number } {

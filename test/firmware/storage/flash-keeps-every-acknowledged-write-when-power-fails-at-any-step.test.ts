@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
 import {
   POWER_LOSS_MODES,
   PowerLossFlashFs,
   type PowerLossMode,
-} from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import { Notebox } from "../../firmware/storage/Notebox.js";
+} from "../../../firmware/storage/flash/PowerLossFlashFs.js";
+import { Notebox } from "../../../firmware/storage/Notebox.js";
 import {
   applyOps,
   canonical,

@@ -2,10 +2,10 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { FlashFsError, type FlashFs } from "../../firmware/storage/flash/FlashFs.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import { PowerLossFlashFs } from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import { NodeFlashFs } from "../../hil/storage/NodeFlashFs.js";
+import { FlashFsError, type FlashFs } from "../../../firmware/storage/flash/FlashFs.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import { PowerLossFlashFs } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
+import { NodeFlashFs } from "../../../hil/storage/NodeFlashFs.js";
 
 const bytes = (...b: number[]) => new Uint8Array(b);
 const dirs: string[] = [];

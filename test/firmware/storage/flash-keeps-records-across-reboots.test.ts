@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { FILE_HEADER_SIZE, frameHeaderSize } from "../../firmware/storage/flash/JournalFormat.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import { PowerLossFlashFs } from "../../firmware/storage/flash/PowerLossFlashFs.js";
-import { Notebox } from "../../firmware/storage/Notebox.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { FILE_HEADER_SIZE, frameHeaderSize } from "../../../firmware/storage/flash/JournalFormat.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import { PowerLossFlashFs } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
+import { Notebox } from "../../../firmware/storage/Notebox.js";
 import { canonical } from "./support/crashScenario.js";
 
 const text = (s: string) => new TextEncoder().encode(s);

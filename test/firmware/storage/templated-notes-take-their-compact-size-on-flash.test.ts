@@ -1,13 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { Module } from "../../firmware/Module.js";
-import type { JsonObject } from "../../firmware/requests/Args.js";
-import { SeededRandom } from "../../firmware/SeededRandom.js";
-import { keyByteLength, putRecordSize } from "../../firmware/storage/flash/BatchCodec.js";
-import { FlashKvStore } from "../../firmware/storage/flash/FlashKvStore.js";
-import { frameHeaderSize } from "../../firmware/storage/flash/JournalFormat.js";
-import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
-import type { KvOp, KvStore } from "../../firmware/storage/KvStore.js";
-import { FakeClock } from "../../hil/FakeClock.js";
+import { Module } from "../../../firmware/Module.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { keyByteLength, putRecordSize } from "../../../firmware/storage/flash/BatchCodec.js";
+import { FlashKvStore } from "../../../firmware/storage/flash/FlashKvStore.js";
+import { frameHeaderSize } from "../../../firmware/storage/flash/JournalFormat.js";
+import { MemoryFlashFs } from "../../../firmware/storage/flash/MemoryFlashFs.js";
+import type { KvOp, KvStore } from "../../../firmware/storage/KvStore.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
+import type { JsonObject } from "../../../core/json.js";
 
 describe("notes on flash", () => {
   it("take exactly their encoded size plus framing, so templated notes stay compact", async (ctx) => {

@@ -1,4 +1,4 @@
-import type { Clock, TimerHandle } from "../firmware/Clock.js";
+import type { Clock, TimerHandle } from "../core/Clock.js";
 
 /** Wall-clock time and real timers (production). */
 export class SystemClock implements Clock {
