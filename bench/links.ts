@@ -25,7 +25,7 @@ import { Module } from "../firmware/Module.js";
 import { SeededRandom } from "../core/SeededRandom.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
-import { Scenario } from "../hil/harness/Scenario.js";
+import { Scenario } from "../harness/Scenario.js";
 import { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
 import { fmt, printTable, timeSequential } from "./stats.js";
 

@@ -10,13 +10,12 @@ import type { I2cTargetBackend, I2cTargetPort } from "../hil/i2c/I2cTargetBacken
 import { PigpiodBscBackend } from "../hil/i2c/PigpiodBscBackend.js";
 import { Rp2040BridgeBackend } from "../hil/i2c/Rp2040BridgeBackend.js";
 import { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
-import { SystemClock } from "../runtime/SystemClock.js";
 import type { BoardDefinition, I2cBackendKind } from "./BoardDefinition.js";
 import { boardNamed, boards } from "./boards.js";
 
 export interface BoardRigOptions {
-  /** Clock of the harness (RESET pulses, polling); the system clock by default. */
-  readonly clock?: Clock;
+  /** Clock of the harness or the runtime (RESET pulses, polling). */
+  readonly clock: Clock;
   /** I2C backend instead of the board's default, or `none` for a serial-only rig. */
   readonly i2c?: I2cBackendKind | "none";
   /** The RP2040 bridge's serial device (required for that backend). */
@@ -55,11 +54,11 @@ export interface BoardRig {
 /** Builds the links and pins of a board (by name or definition). */
 export async function buildBoard(
   board: string | BoardDefinition,
-  options: BoardRigOptions = {},
+  options: BoardRigOptions,
 ): Promise<BoardRig> {
   const def = typeof board === "string" ? boardNamed(board) : board;
   if (!def) throw new Error(`unknown board ${String(board)}; one of ${Object.keys(boards).join(", ")}`);
-  const clock = options.clock ?? new SystemClock();
+  const clock = options.clock;
   const ownsGpio = options.gpio === undefined;
   const gpio =
     options.gpio ??

@@ -105,7 +105,7 @@ function standaloneI2c(
 ): I2cTargetBackend {
   if (choice.i2c === "sim") {
     throw new Error(
-      "--i2c sim: the software bus has no controller outside this process; use it from the harness (hil/harness), or choose pigpiod or rp2040",
+      "--i2c sim: the software bus has no controller outside this process; use it from the harness (harness/), or choose pigpiod or rp2040",
     );
   }
   if (choice.i2c === "pigpiod-bsc") return new PigpiodBscBackend({ ...choice.pigpiod, clock, log });

@@ -1,6 +1,6 @@
 import { createWriteStream, type WriteStream } from "node:fs";
 import type { Clock } from "../../core/Clock.js";
-import { TapStage } from "../links/ByteStage.js";
+import { TapStage } from "../stages/ByteStage.js";
 import type { CaptureDirection, CaptureEntry, CaptureKind, CaptureMeta } from "./CaptureEntry.js";
 
 export const toHex = (bytes: Uint8Array): string =>

@@ -1,5 +1,4 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
-import { SystemClock } from "../../runtime/SystemClock.js";
 import { BSC, type I2cHardwareProfile } from "./I2cHardwareProfile.js";
 import type { I2cTargetBackend, I2cTargetPort } from "./I2cTargetBackend.js";
 import { PIGPIOD_CMD, PigpiodClient } from "./PigpiodClient.js";
@@ -26,7 +25,8 @@ export interface PigpiodBscOptions {
   readonly port?: number;
   /** How often the daemon is asked for received bytes (ms); the staging latency of the rig. */
   readonly pollMs?: number;
-  readonly clock?: Clock;
+  /** Paces the polls (the system clock in production). */
+  readonly clock: Clock;
   readonly log?: (message: string, fields?: Record<string, unknown>) => void;
 }
 
@@ -58,9 +58,9 @@ export class PigpiodBscBackend implements I2cTargetBackend {
   #polling: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(options: PigpiodBscOptions = {}) {
+  constructor(options: PigpiodBscOptions) {
     this.#options = options;
-    this.#clock = options.clock ?? new SystemClock();
+    this.#clock = options.clock;
     this.profile = { ...BSC, stagingLatencyMs: options.pollMs ?? 1 };
   }
 

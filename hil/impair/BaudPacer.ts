@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
-import { ByteStage } from "../links/ByteStage.js";
+import { ByteStage } from "../stages/ByteStage.js";
 
 /**
  * Moves bytes at a UART's line rate on the given clock: each byte takes `bitsPerByte` bit times

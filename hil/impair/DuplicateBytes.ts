@@ -1,4 +1,4 @@
-import { ByteStage } from "../links/ByteStage.js";
+import { ByteStage } from "../stages/ByteStage.js";
 import type { ByteSelector } from "./ByteSelector.js";
 import type { ImpairmentListener } from "./ImpairmentEvent.js";
 

@@ -1,6 +1,6 @@
 import type { Clock } from "../../core/Clock.js";
 import { SeededRandom } from "../../core/SeededRandom.js";
-import type { ByteStage } from "../links/ByteStage.js";
+import type { ByteStage } from "../stages/ByteStage.js";
 import { BaudPacer } from "./BaudPacer.js";
 import { ByteSelector, type ByteSelection } from "./ByteSelector.js";
 import { DropBytes } from "./DropBytes.js";

@@ -1,5 +1,5 @@
 import { randomBytes, type Random } from "../../core/Random.js";
-import { ByteStage } from "../links/ByteStage.js";
+import { ByteStage } from "../stages/ByteStage.js";
 import type { ByteSelector } from "./ByteSelector.js";
 import type { ImpairmentListener } from "./ImpairmentEvent.js";
 

@@ -1,5 +1,5 @@
 import { randomInt, type Random } from "../../core/Random.js";
-import { ByteStage } from "../links/ByteStage.js";
+import { ByteStage } from "../stages/ByteStage.js";
 
 /**
  * Delivers each write in smaller pieces: of `size` bytes, or of sizes 1..`max` drawn from the

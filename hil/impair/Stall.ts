@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
-import { ByteStage } from "../links/ByteStage.js";
+import { ByteStage } from "../stages/ByteStage.js";
 import type { ImpairmentListener } from "./ImpairmentEvent.js";
 
 /**

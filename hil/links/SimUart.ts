@@ -7,7 +7,7 @@ import type { ImpairmentEvent } from "../impair/ImpairmentEvent.js";
 import type { LinkOutage } from "../impair/LinkOutage.js";
 import { Stall } from "../impair/Stall.js";
 import type { ByteLink } from "./ByteLink.js";
-import { TapStage, type ByteStage } from "./ByteStage.js";
+import { TapStage, type ByteStage } from "../stages/ByteStage.js";
 import { isBinaryPut } from "./isBinaryPut.js";
 import { observeLines } from "./lineReplies.js";
 import { SimUartReceiver, type SimUartReceiverOptions } from "./SimUartReceiver.js";

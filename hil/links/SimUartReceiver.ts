@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
-import { ByteStage } from "./ByteStage.js";
+import { ByteStage } from "../stages/ByteStage.js";
 
 export interface SimUartReceiverOptions {
   /** Bytes the module's receive buffer holds (default 1500, the real module's). */

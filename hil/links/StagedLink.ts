@@ -1,5 +1,5 @@
 import type { ByteLink } from "./ByteLink.js";
-import { chainStages, type ByteStage } from "./ByteStage.js";
+import { chainStages, type ByteStage } from "../stages/ByteStage.js";
 
 export interface StagedLinkOptions {
   /** Stages for bytes coming from the peer, in the order they pass through them. */

@@ -7,6 +7,7 @@ import { buildBoard } from "../../boards/buildBoard.js";
 import { boardDetails, boardSummary } from "../../cli/boards.js";
 import { I2cTarget } from "../../firmware/host/I2cTarget.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
+import { SystemClock } from "../../runtime/SystemClock.js";
 import { SimGpioChip } from "../../hil/gpio/SimGpioChip.js";
 import { FakePigpiod } from "../hil/i2c/FakePigpiod.js";
 import { noteI2cHost } from "../hil/i2c/noteI2cHost.js";
@@ -73,7 +74,7 @@ describe("buildBoard", () => {
     const daemon = await FakePigpiod.start();
     try {
       const gpio = new SimGpioChip(new FakeClock());
-      const rig = await buildBoard("pi4", { gpio, pigpiod: { port: daemon.port } });
+      const rig = await buildBoard("pi4", { clock: new SystemClock(), gpio, pigpiod: { port: daemon.port } });
       expect(rig.serial).toEqual({ path: "/dev/ttyAMA0", baudRate: 9600 });
       expect(rig.i2c?.kind).toBe("pigpiod-bsc");
       const t = await bootTestModule({ attnPin: rig.attnPin });
@@ -89,15 +90,19 @@ describe("buildBoard", () => {
 
   it("refuses what a board cannot do, and names what it needs", async () => {
     const gpio = new SimGpioChip(new FakeClock());
-    await expect(buildBoard("pi5", { gpio })).rejects.toThrow(/RP2040 bridge needs its device path/);
-    await expect(buildBoard("pi5", { gpio, i2c: "pigpiod-bsc" })).rejects.toThrow(
+    await expect(buildBoard("pi5", { clock: new SystemClock(), gpio })).rejects.toThrow(
+      /RP2040 bridge needs its device path/,
+    );
+    await expect(buildBoard("pi5", { clock: new SystemClock(), gpio, i2c: "pigpiod-bsc" })).rejects.toThrow(
       /cannot use the pigpiod-bsc/,
     );
-    await expect(buildBoard("pi9")).rejects.toThrow(
+    await expect(buildBoard("pi9", { clock: new SystemClock() })).rejects.toThrow(
       /unknown board pi9; one of pi3, pi4, pi5, zero2w, virtual/,
     );
-    await expect(buildBoard("virtual", { simProfile: "fast" })).rejects.toThrow(/unknown I2C profile/);
-    const serialOnly = await buildBoard("pi5", { gpio, i2c: "none" });
+    await expect(buildBoard("virtual", { clock: new SystemClock(), simProfile: "fast" })).rejects.toThrow(
+      /unknown I2C profile/,
+    );
+    const serialOnly = await buildBoard("pi5", { clock: new SystemClock(), gpio, i2c: "none" });
     expect(serialOnly.i2c).toBeUndefined();
     await serialOnly.close();
   });

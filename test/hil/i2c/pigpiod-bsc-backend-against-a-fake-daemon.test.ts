@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { I2cTarget } from "../../../firmware/host/I2cTarget.js";
 import { PigpiodBscBackend, bscStatus } from "../../../hil/i2c/PigpiodBscBackend.js";
+import { SystemClock } from "../../../runtime/SystemClock.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 import { FakePigpiod } from "./FakePigpiod.js";
 
@@ -25,7 +26,7 @@ async function rig(address = 0x17) {
   cleanups.push(() => daemon.stop());
   const t = await bootTestModule();
   const target = new I2cTarget(t.module, { address });
-  const backend = new PigpiodBscBackend({ port: daemon.port, pollMs: 1 });
+  const backend = new PigpiodBscBackend({ clock: new SystemClock(), port: daemon.port, pollMs: 1 });
   await backend.attach(target);
   cleanups.push(() => backend.close());
   const A = address;
@@ -94,7 +95,7 @@ describe("pigpiod BSC backend (against a fake pigpiod)", () => {
   });
 
   it("reports a daemon that is not there", async () => {
-    const backend = new PigpiodBscBackend({ port: 1 });
+    const backend = new PigpiodBscBackend({ clock: new SystemClock(), port: 1 });
     const t = await bootTestModule();
     await expect(backend.attach(new I2cTarget(t.module))).rejects.toThrow(/pigpiod/);
   });

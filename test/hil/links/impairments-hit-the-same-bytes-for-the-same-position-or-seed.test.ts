@@ -8,7 +8,7 @@ import type { ImpairmentEvent } from "../../../hil/impair/ImpairmentEvent.js";
 import { buildImpairment, buildImpairments, type ImpairmentSpec } from "../../../hil/impair/Impairments.js";
 import { LinkOutage } from "../../../hil/impair/LinkOutage.js";
 import { Stall } from "../../../hil/impair/Stall.js";
-import { chainStages, type ByteStage } from "../../../hil/links/ByteStage.js";
+import { chainStages, type ByteStage } from "../../../hil/stages/ByteStage.js";
 
 const text = (s: string) => new TextEncoder().encode(s);
 const str = (b: number[]) => String.fromCharCode(...b);

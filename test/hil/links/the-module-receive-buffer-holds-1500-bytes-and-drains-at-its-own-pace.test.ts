@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { BaudPacer } from "../../../hil/impair/BaudPacer.js";
-import { chainStages } from "../../../hil/links/ByteStage.js";
+import { chainStages } from "../../../hil/stages/ByteStage.js";
 import { SimUartReceiver, type UartOverflow } from "../../../hil/links/SimUartReceiver.js";
 
 function rig(options: ConstructorParameters<typeof SimUartReceiver>[1] = {}) {

@@ -1,0 +1,199 @@
+import { decodeBase64, encodeBase64 } from "../core/base64.js";
+import { ENV_KEYS, type HubEnvironment } from "../firmware/config/Environment.js";
+import type { Module } from "../firmware/Module.js";
+import type { SimPowerSource } from "../firmware/PowerSource.js";
+import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
+import { notefileKind } from "../core/NotefileKind.js";
+import type { LinkCapture } from "../hil/capture/LinkCapture.js";
+import type { HostTraffic } from "./HostTraffic.js";
+import type { ScenarioRadio } from "./ScenarioRadio.js";
+import type { WorldAction } from "./WorldAction.js";
+import type { JsonObject } from "../core/json.js";
+
+/** What the world needs from its scenario. */
+export interface WorldHost {
+  readonly module: Module;
+  readonly power: SimPowerSource;
+  readonly radio: ScenarioRadio;
+  readonly traffic: HostTraffic;
+  readonly capture: LinkCapture | undefined;
+  /** Cuts the module's power and boots it again on its flash. */
+  powerCycle(): Promise<void>;
+  /** The power fails now, losing what was not on the flash medium (power-loss flash only). */
+  cutPower(mode: PowerLossMode, offMs: number): Promise<void>;
+  /** The power will fail at the `step`-th flash write from now. */
+  armPowerLoss(step: number, mode: PowerLossMode, offMs: number): void;
+}
+
+/**
+ * The module's world, scripted by a scenario: notes arriving from the hub, the supply, coverage,
+ * power. Every change happens between two host requests (never inside one), is recorded in the
+ * capture, and is applied again at the same moment by a replay.
+ */
+export class ScenarioWorld {
+  readonly #host: WorldHost;
+
+  constructor(host: WorldHost) {
+    this.#host = host;
+  }
+
+  /**
+   * A note arrives from the hub, as the sync engine will deliver it: appended to an inbound queue
+   * (`.qi`, `.qis`) or written to a database (`.db`, `.dbs`, which needs `id`).
+   */
+  inboundNote(
+    file: string,
+    note: { id?: string; body?: JsonObject; payload?: Uint8Array } = {},
+  ): Promise<void> {
+    return this.apply({
+      action: "inboundNote",
+      file,
+      ...(note.id !== undefined ? { id: note.id } : {}),
+      ...(note.body !== undefined ? { body: note.body } : {}),
+      ...(note.payload !== undefined ? { payload: encodeBase64(note.payload) } : {}),
+    });
+  }
+
+  /**
+   * The hub delivers environment variables, as the sync engine will write them: each scope given
+   * replaces that scope's values (`env.get` then sees them under any host `env.set` value).
+   */
+  hubEnv(scopes: {
+    device?: Record<string, string>;
+    fleet?: Record<string, string>;
+    project?: Record<string, string>;
+  }): Promise<void> {
+    return this.apply({ action: "env", ...scopes });
+  }
+
+  /** Changes the supply the module measures (`card.voltage`, power-source policies). */
+  supply(supply: { volts?: number; usb?: boolean }): Promise<void> {
+    return this.apply({ action: "supply", ...supply });
+  }
+
+  /** Loses coverage (for `forMs`, or until `radioBack`). */
+  radioOutage(forMs?: number): Promise<void> {
+    return this.apply({ action: "radio", online: false, ...(forMs !== undefined ? { forMs } : {}) });
+  }
+
+  radioBack(): Promise<void> {
+    return this.apply({ action: "radio", online: true });
+  }
+
+  /** The module loses power and boots again with what its flash kept. */
+  powerCycle(): Promise<void> {
+    return this.apply({ action: "powerCycle" });
+  }
+
+  /**
+   * The power fails now, between requests: the flash keeps what `mode` says survived (default
+   * `drop-unsynced`: only what was synced), and after `offMs` the module boots and recovers.
+   * Needs the power-loss flash (`Scenario.start({ flash: true })`).
+   */
+  powerLoss(options: { mode?: PowerLossMode; offMs?: number } = {}): Promise<void> {
+    return this.apply({ action: "powerLoss", ...options });
+  }
+
+  /**
+   * Arms a power failure at the `step`-th flash write from now (1 = the next one), so that it
+   * strikes in the middle of whatever request writes then; `scenario.expectPowerLoss()` waits
+   * until the module is back. Step numbers are deterministic: try each in turn to crash a request
+   * at every point of its write.
+   */
+  powerLossAt(step: number, options: { mode?: PowerLossMode; offMs?: number } = {}): Promise<void> {
+    return this.apply({ action: "powerLossAt", step, ...options });
+  }
+
+  /** Applies one recorded or scripted change (replays call this). */
+  apply(action: WorldAction): Promise<void> {
+    const host = this.#host;
+    return host.traffic.exclusive(async () => {
+      host.capture?.record("world", "w2m", "world", undefined, { ...action });
+      switch (action.action) {
+        case "inboundNote":
+          return this.#inboundNote(action);
+        case "env":
+          return this.#hubEnv(action);
+        case "supply":
+          if (action.volts !== undefined && !(action.volts >= 0 && action.volts < 100)) {
+            throw new Error(`supply volts out of range: ${action.volts}`);
+          }
+          // One event: plugging in USB raises the voltage at the same moment.
+          host.power.set({
+            ...(action.volts !== undefined ? { volts: action.volts } : {}),
+            ...(action.usb !== undefined ? { onUsb: action.usb } : {}),
+          });
+          return;
+        case "radio":
+          host.radio.set(action.online, action.forMs);
+          return;
+        case "powerCycle":
+          return host.powerCycle();
+        case "powerLoss":
+          return host.cutPower(action.mode ?? "drop-unsynced", action.offMs ?? 0);
+        case "powerLossAt":
+          host.armPowerLoss(action.step, action.mode ?? "drop-unsynced", action.offMs ?? 0);
+          return;
+        default:
+          throw new Error(`unknown world action ${JSON.stringify(action)}`);
+      }
+    });
+  }
+
+  async #hubEnv(action: Extract<WorldAction, { action: "env" }>): Promise<void> {
+    const { module } = this.#host;
+    for (const scope of ["device", "fleet", "project"] as const) {
+      const values = action[scope];
+      if (values === undefined) continue;
+      for (const [name, text] of Object.entries(values)) {
+        if (name === "" || typeof text !== "string")
+          throw new Error(`hub env ${scope}: "${name}" needs a string value`);
+      }
+    }
+    const box = module.notebox;
+    const previous = box.config<HubEnvironment>(ENV_KEYS.hub) ?? {};
+    const next: HubEnvironment = {
+      ...previous,
+      ...(action.device !== undefined ? { device: { ...action.device } } : {}),
+      ...(action.fleet !== undefined ? { fleet: { ...action.fleet } } : {}),
+      ...(action.project !== undefined ? { project: { ...action.project } } : {}),
+      time: module.noteTime(),
+    };
+    await box.transact(() => box.setConfig(ENV_KEYS.hub, next));
+    // The hub changed the environment: a host watching with card.attn "env" is told.
+    module.attn.trigger("env");
+  }
+
+  async #inboundNote(action: Extract<WorldAction, { action: "inboundNote" }>): Promise<void> {
+    const { module } = this.#host;
+    const kind = notefileKind(action.file);
+    if (!kind || (kind.direction !== "in" && kind.direction !== "both")) {
+      throw new Error(`inbound notes go to .qi, .qis, .db or .dbs notefiles, not "${action.file}"`);
+    }
+    let payload: Uint8Array | undefined;
+    if (action.payload !== undefined) {
+      payload = decodeBase64(action.payload);
+      if (!payload) throw new Error("inbound note payload is not valid base64");
+    }
+    const box = module.notebox;
+    const content = {
+      ...(action.body !== undefined ? { body: action.body } : {}),
+      ...(payload !== undefined ? { payload } : {}),
+      time: module.noteTime(),
+    };
+    await box.transact(() => {
+      if (kind.queue) {
+        if (action.id !== undefined) throw new Error(`queue notes have no ID (${action.file})`);
+        box.appendToQueue(action.file, content);
+        return;
+      }
+      if (action.id === undefined || action.id === "")
+        throw new Error(`a note for ${action.file} needs an id`);
+      const file = box.ensureFile(action.file);
+      const previous = file.notes.get(action.id);
+      box.putNote(file, { ...content, id: action.id, updates: previous ? previous.updates + 1 : 0 });
+    });
+    // As the sync engine does after a download: a host watching this file with ATTN is told.
+    module.attn.noticeFileChanges(box);
+  }
+}
