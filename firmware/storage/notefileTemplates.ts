@@ -1,4 +1,4 @@
-import type { Notebox } from "./Notebox.js";
+import type { NotefileMeta } from "./Note.js";
 import type { Notefile } from "./Notefile.js";
 import { Template, type TemplateDefinition } from "./Template.js";
 
@@ -10,6 +10,15 @@ import { Template, type TemplateDefinition } from "./Template.js";
 interface TemplateMeta {
   templates?: Record<string, TemplateDefinition>;
   template?: number;
+}
+
+/**
+ * What template changes need of the Notebox (a seam, so that the Notebox's codec can read
+ * templates without this file depending on the Notebox).
+ */
+export interface TemplateMetaWriter {
+  files(): Iterable<Notefile>;
+  setFileMeta(file: Notefile, meta: Omit<NotefileMeta, "ctr">): void;
 }
 
 const compiled = new WeakMap<TemplateDefinition, Template>();
@@ -46,7 +55,7 @@ export function currentTemplate(
  * Makes `definition` the file's template. Setting the same template again (hosts do it at every
  * boot) keeps the current number; anything else creates a new one. Returns the number in use.
  */
-export function setTemplate(notebox: Notebox, file: Notefile, definition: TemplateDefinition): number {
+export function setTemplate(notebox: TemplateMetaWriter, file: Notefile, definition: TemplateDefinition): number {
   const meta = metaOf(file);
   const current = meta.template;
   if (current !== undefined && sameDefinition(meta.templates?.[String(current)], definition)) return current;
@@ -58,7 +67,7 @@ export function setTemplate(notebox: Notebox, file: Notefile, definition: Templa
 }
 
 /** Removes the file's template; notes already stored keep theirs. */
-export function clearTemplate(notebox: Notebox, file: Notefile): void {
+export function clearTemplate(notebox: TemplateMetaWriter, file: Notefile): void {
   const meta = metaOf(file);
   if (meta.template === undefined && meta.templates === undefined) return;
   const templates = referencedTemplates(file, { ...meta, template: undefined });
@@ -66,7 +75,7 @@ export function clearTemplate(notebox: Notebox, file: Notefile): void {
 }
 
 /** The notefile (other than `except`) whose current template uses LoRa/NTN `port`. */
-export function portOwner(notebox: Notebox, port: number, except: string): string | undefined {
+export function portOwner(notebox: TemplateMetaWriter, port: number, except: string): string | undefined {
   for (const file of notebox.files()) {
     if (file.name !== except && currentTemplate(file)?.template.definition.port === port) return file.name;
   }
@@ -85,7 +94,7 @@ function referencedTemplates(file: Notefile, meta: TemplateMeta): Record<string,
 }
 
 function writeMeta(
-  notebox: Notebox,
+  notebox: TemplateMetaWriter,
   file: Notefile,
   templates: Record<string, TemplateDefinition> | undefined,
   template: number | undefined,
