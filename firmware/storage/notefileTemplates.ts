@@ -55,7 +55,11 @@ export function currentTemplate(
  * Makes `definition` the file's template. Setting the same template again (hosts do it at every
  * boot) keeps the current number; anything else creates a new one. Returns the number in use.
  */
-export function setTemplate(notebox: TemplateMetaWriter, file: Notefile, definition: TemplateDefinition): number {
+export function setTemplate(
+  notebox: TemplateMetaWriter,
+  file: Notefile,
+  definition: TemplateDefinition,
+): number {
   const meta = metaOf(file);
   const current = meta.template;
   if (current !== undefined && sameDefinition(meta.templates?.[String(current)], definition)) return current;
