@@ -13,6 +13,7 @@ import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
 import type { KvStore, RecoveryReport } from "./storage/KvStore.js";
 import { Notebox } from "./storage/Notebox.js";
+import { WriterQueue, type Turn } from "./WriterQueue.js";
 import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
@@ -75,7 +76,12 @@ export class Module implements ModuleContext {
   #voltage: VoltageMonitor | undefined;
   #bootedAt = 0;
   #timeBase: { clockMs: number; seconds: number } | undefined;
-  #queue: Promise<unknown> = Promise.resolve();
+  /** One writer at a time: requests, background work, the sync engine, a harness's world. */
+  readonly #writers = new WriterQueue();
+  /** The turn of the writer running now (undefined between writers). */
+  #turn: Turn | undefined;
+  /** Counts boots, so that a writer waiting across a reboot knows its state is gone. */
+  #boots = 0;
   #restartPending = false;
   #binaryReceiver: ((bytes: Uint8Array | undefined) => void) | undefined;
   #binary!: BinaryBuffer;
@@ -108,6 +114,7 @@ export class Module implements ModuleContext {
   }
 
   async #boot(): Promise<void> {
+    this.#boots++;
     this.#notebox = await Notebox.open(this.#options.store);
     this.#bootedAt = this.clock.now();
     // A restart starts a new supply history, as RAM is lost.
@@ -267,28 +274,83 @@ export class Module implements ModuleContext {
     });
   }
 
-  /** Waits for queued requests, then lets go of the store. */
+  /** Waits for queued writers, then lets go of the store. */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#voltage?.dispose();
-    await this.#queue.catch(() => undefined);
+    await this.#writers.idle();
     this.#attn.dispose();
     await this.#options.store.close();
+  }
+
+  /**
+   * Runs a change the module's state undergoes outside a request (background work, the sync
+   * engine, a harness's scripted world) in its turn among the module's writers: after every
+   * request and task queued before it, alone, as one Notebox transaction (durable when the
+   * promise resolves, rolled back if `task` throws). Never call it from inside a request handler
+   * or another task: the caller would wait for its own turn.
+   */
+  exclusive<T>(task: () => T | Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error("the module is closed"));
+    return this.#serialize(async () => {
+      const result = await this.#notebox.transact(task);
+      this.#attn.noticeFileChanges(this.#notebox);
+      return result;
+    });
+  }
+
+  /**
+   * From inside a turn (a request handler or an `exclusive` task), waits for `io` without
+   * holding the module: commits what the writer changed so far, lets the other writers run
+   * while `io` is pending, then takes a new turn and continues in a new transaction. A request
+   * that fails after the wait keeps what it committed before it.
+   */
+  async awaitIo<T>(io: () => Promise<T>): Promise<T> {
+    const turn = this.#turn;
+    if (!turn) throw new Error("Module.awaitIo: only a writer holding its turn can wait on I/O");
+    const boots = this.#boots;
+    const notebox = this.#notebox;
+    const suspended = await notebox.suspend();
+    this.#turn = undefined;
+    turn.release();
+    try {
+      return await io();
+    } finally {
+      this.#turn = await this.#writers.acquire();
+      if (this.#boots !== boots) {
+        // The module restarted during the wait: the writer's state went with the RAM. Its
+        // transaction stays out (the new Notebox has none), and the writer ends in an error.
+        const again = this.#turn;
+        this.#turn = undefined;
+        again.release();
+        // eslint-disable-next-line no-unsafe-finally
+        throw new Error("the module restarted while the request waited");
+      }
+      notebox.resume(suspended);
+    }
   }
 
   /** Runs a state change the module makes by itself (not for a request), in the request order. */
   #background(task: () => void): void {
     if (this.#closed) return;
-    this.#serialize(() => this.#notebox.transact(task)).catch((error: unknown) =>
+    this.exclusive(task).catch((error: unknown) =>
       this.log.error("background task failed", { error: String((error as Error)?.stack ?? error) }),
     );
   }
 
-  #serialize<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#queue.then(task, task);
-    this.#queue = run.catch(() => undefined);
-    return run;
+  /** Runs `task` in its own turn among the module's writers. */
+  async #serialize<T>(task: () => Promise<T>): Promise<T> {
+    const turn = await this.#writers.acquire();
+    this.#turn = turn;
+    try {
+      return await task();
+    } finally {
+      // awaitIo may have swapped the turn; release whichever this writer holds now.
+      const held = this.#turn ?? turn;
+      this.#turn = undefined;
+      held.release();
+    }
   }
 
   async #handleLine(line: Uint8Array): Promise<LineReply | undefined> {

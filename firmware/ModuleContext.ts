@@ -28,6 +28,12 @@ export interface ModuleContext {
   setTime(seconds: number): void;
   /** Epoch seconds for stamping notes: the time if known, else 0. */
   noteTime(): number;
+  /**
+   * Waits for `io` (a network round trip) without holding the module: what the request changed
+   * so far is committed first, other writers run during the wait, and the request continues in
+   * a new transaction after it.
+   */
+  awaitIo<T>(io: () => Promise<T>): Promise<T>;
   /** Reboots the module after the current reply has been sent (`card.restart`, `card.restore`). */
   restartAfterReply(): void;
   /**

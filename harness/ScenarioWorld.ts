@@ -150,16 +150,17 @@ export class ScenarioWorld {
           throw new Error(`hub env ${scope}: "${name}" needs a string value`);
       }
     }
-    const box = module.notebox;
-    const previous = box.config<HubEnvironment>(ENV_KEYS.hub) ?? {};
-    const next: HubEnvironment = {
-      ...previous,
-      ...(action.device !== undefined ? { device: { ...action.device } } : {}),
-      ...(action.fleet !== undefined ? { fleet: { ...action.fleet } } : {}),
-      ...(action.project !== undefined ? { project: { ...action.project } } : {}),
-      time: module.noteTime(),
-    };
-    await box.transact(() => box.setConfig(ENV_KEYS.hub, next));
+    await module.exclusive(() => {
+      const box = module.notebox;
+      const previous = box.config<HubEnvironment>(ENV_KEYS.hub) ?? {};
+      box.setConfig(ENV_KEYS.hub, {
+        ...previous,
+        ...(action.device !== undefined ? { device: { ...action.device } } : {}),
+        ...(action.fleet !== undefined ? { fleet: { ...action.fleet } } : {}),
+        ...(action.project !== undefined ? { project: { ...action.project } } : {}),
+        time: module.noteTime(),
+      } satisfies HubEnvironment);
+    });
     // The hub changed the environment: a host watching with card.attn "env" is told.
     module.attn.trigger("env");
   }
@@ -175,13 +176,13 @@ export class ScenarioWorld {
       payload = decodeBase64(action.payload);
       if (!payload) throw new Error("inbound note payload is not valid base64");
     }
-    const box = module.notebox;
     const content = {
       ...(action.body !== undefined ? { body: action.body } : {}),
       ...(payload !== undefined ? { payload } : {}),
       time: module.noteTime(),
     };
-    await box.transact(() => {
+    await module.exclusive(() => {
+      const box = module.notebox;
       if (kind.queue) {
         if (action.id !== undefined) throw new Error(`queue notes have no ID (${action.file})`);
         box.appendToQueue(action.file, content);
@@ -193,7 +194,6 @@ export class ScenarioWorld {
       const previous = file.notes.get(action.id);
       box.putNote(file, { ...content, id: action.id, updates: previous ? previous.updates + 1 : 0 });
     });
-    // As the sync engine does after a download: a host watching this file with ATTN is told.
-    module.attn.noticeFileChanges(box);
+    // module.exclusive told a host watching this file with ATTN, as after a download.
   }
 }

@@ -30,6 +30,11 @@ interface Transaction {
   undo: (() => void)[];
 }
 
+/** A transaction stepped out of while its writer waits (see `Notebox.suspend`). */
+export interface SuspendedTransaction {
+  readonly tx: Transaction;
+}
+
 /**
  * The module's persistent state: notefiles with their notes, change trackers, and configuration
  * records, kept in RAM and journalled to a KvStore. Every change happens inside `transact`, which
@@ -134,7 +139,7 @@ export class Notebox {
   /**
    * Runs `fn`; its changes are committed as one batch and are durable when the returned promise
    * resolves. If `fn` throws or the commit fails, RAM is rolled back and the error rethrown.
-   * Transactions do not nest: callers serialize them (one request at a time per module).
+   * Transactions do not nest: callers serialize them (the module's WriterQueue).
    */
   async transact<T>(fn: () => T | Promise<T>): Promise<T> {
     if (this.#tx) throw new Error("Notebox.transact: transactions do not nest");
@@ -150,6 +155,34 @@ export class Notebox {
     } finally {
       this.#tx = undefined;
     }
+  }
+
+  /**
+   * Inside `transact`, before waiting on something slow (the network): commits what the
+   * transaction changed so far, which can no longer be rolled back, and steps out of it so that
+   * other transactions can run during the wait. `resume` steps back in; the rest of the work
+   * commits when `transact` ends.
+   */
+  async suspend(): Promise<SuspendedTransaction> {
+    const tx = this.#current();
+    try {
+      if (tx.ops.length > 0) await this.#store.commit(tx.ops);
+    } catch (error) {
+      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+      tx.ops.length = 0;
+      tx.undo.length = 0;
+      throw error;
+    }
+    tx.ops.length = 0;
+    tx.undo.length = 0;
+    this.#tx = undefined;
+    return { tx };
+  }
+
+  /** Steps back into a suspended transaction (no other may be running). */
+  resume(suspended: SuspendedTransaction): void {
+    if (this.#tx) throw new Error("Notebox.resume: another transaction is running");
+    this.#tx = suspended.tx;
   }
 
   #current(): Transaction {
