@@ -50,7 +50,6 @@ describe("a writer waiting on I/O", () => {
     const t = await bootTestModule();
     let answer!: (value: string) => void;
     const network = new Promise<string>((resolve) => (answer = resolve));
-    let seenDuringWait: number | undefined;
     const waiting = t.module.exclusive(async () => {
       t.module.notebox.appendToQueue("sync.qo", { body: { step: "before" }, time: 0 });
       const reply = await t.module.awaitIo(() => network);
@@ -59,7 +58,7 @@ describe("a writer waiting on I/O", () => {
     // During the wait a request runs, and sees what the waiting writer committed before it.
     const during = await t.req({ req: "note.add", file: "other.qo", body: { n: 1 } });
     expect(during).toEqual({ total: 1 });
-    seenDuringWait = t.module.notebox.file("sync.qo")?.notes.size;
+    const seenDuringWait = t.module.notebox.file("sync.qo")?.notes.size;
     answer("pong");
     await waiting;
     expect(seenDuringWait).toBe(1);
