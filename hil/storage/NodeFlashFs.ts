@@ -1,5 +1,5 @@
 import { constants } from "node:fs";
-import { open, readdir, readFile, rename, unlink, type FileHandle } from "node:fs/promises";
+import { open, readdir, readFile, rename, stat, unlink, type FileHandle } from "node:fs/promises";
 import { join } from "node:path";
 import {
   FlashFsError,
@@ -33,6 +33,39 @@ export class NodeFlashFs implements FlashFs {
     try {
       const buffer = await readFile(join(this.dir, name));
       return new Uint8Array(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw fsError(error);
+    }
+  }
+
+  async readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    let handle;
+    try {
+      handle = await open(join(this.dir, name), "r");
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
+      throw fsError(error);
+    }
+    try {
+      const out = new Uint8Array(Math.max(0, length));
+      let got = 0;
+      while (got < out.length) {
+        const { bytesRead } = await handle.read(out, got, out.length - got, offset + got);
+        if (bytesRead === 0) break;
+        got += bytesRead;
+      }
+      return got === out.length ? out : out.slice(0, got);
+    } catch (error) {
+      throw fsError(error);
+    } finally {
+      await handle.close();
+    }
+  }
+
+  async size(name: string): Promise<number | undefined> {
+    try {
+      return (await stat(join(this.dir, name))).size;
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === "ENOENT") return undefined;
       throw fsError(error);

@@ -13,6 +13,14 @@ export interface FlashFs {
   /** The whole content of a file, or undefined when there is no such file. */
   read(name: string): Promise<Uint8Array | undefined>;
   /**
+   * Up to `length` bytes of a file from `offset` (fewer at its end), without reading the rest:
+   * large objects (firmware images) are read this way, never whole. Undefined when there is no
+   * such file.
+   */
+  readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined>;
+  /** The length of a file, or undefined when there is no such file. */
+  size(name: string): Promise<number | undefined>;
+  /**
    * Opens a file for writing. `existing`: the file must exist, writes go at its end. `truncate`:
    * creates the file or empties it. `durableWrites` asks that each append be durable when it
    * resolves (O_DSYNC: one round trip instead of a write and a sync); a backend that cannot do

@@ -17,6 +17,14 @@ export class MemoryFlashFs implements FlashFs {
     return this.#files.get(name)?.toBytes();
   }
 
+  async readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    return this.#files.get(name)?.view().slice(offset, offset + length);
+  }
+
+  async size(name: string): Promise<number | undefined> {
+    return this.#files.get(name)?.length;
+  }
+
   async open(name: string, mode: "existing" | "truncate", options: OpenOptions = {}): Promise<FlashFile> {
     let file = this.#files.get(name);
     if (mode === "truncate") {

@@ -28,6 +28,16 @@ export class MeteredFlashFs implements FlashFs {
     return bytes;
   }
 
+  async readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    const bytes = await this.inner.readRange(name, offset, length);
+    this.traffic.bytesRead += bytes?.length ?? 0;
+    return bytes;
+  }
+
+  size(name: string): Promise<number | undefined> {
+    return this.inner.size(name);
+  }
+
   async open(name: string, mode: "existing" | "truncate", options?: OpenOptions): Promise<FlashFile> {
     const file = await this.inner.open(name, mode, options);
     const traffic = this.traffic;

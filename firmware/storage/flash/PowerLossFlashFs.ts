@@ -161,6 +161,16 @@ export class PowerLossFlashFs implements FlashFs {
     return this.#volatileDir.get(name)?.data.toBytes();
   }
 
+  async readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined> {
+    this.#checkPower();
+    return this.#volatileDir.get(name)?.data.view().slice(offset, offset + length);
+  }
+
+  async size(name: string): Promise<number | undefined> {
+    this.#checkPower();
+    return this.#volatileDir.get(name)?.data.length;
+  }
+
   async open(name: string, mode: "existing" | "truncate", options: OpenOptions = {}): Promise<FlashFile> {
     this.#checkPower();
     const durable = options.durableWrites ?? false;

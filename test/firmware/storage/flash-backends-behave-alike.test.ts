@@ -43,6 +43,20 @@ describe.each(backends)("the %s flash backend", (_name, make) => {
     expect(await fs.list()).toEqual(["a"]);
   });
 
+  it("reads a range of a file and tells its size without reading it", async () => {
+    const fs = await make();
+    expect(await fs.readRange("a", 0, 4)).toBeUndefined();
+    expect(await fs.size("a")).toBeUndefined();
+    const file = await fs.open("a", "truncate");
+    await file.append(bytes(1, 2, 3, 4, 5, 6));
+    await file.sync();
+    await file.close();
+    expect(await fs.size("a")).toBe(6);
+    expect(await fs.readRange("a", 2, 3)).toEqual(bytes(3, 4, 5));
+    expect(await fs.readRange("a", 4, 10)).toEqual(bytes(5, 6));
+    expect(await fs.readRange("a", 9, 2)).toEqual(bytes());
+  });
+
   it("appends to an existing file at its end, and truncates it", async () => {
     const fs = await make();
     const first = await fs.open("a", "truncate");

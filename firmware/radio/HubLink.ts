@@ -1,0 +1,37 @@
+import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
+
+/**
+ * The module's connection to its hub: one exchange of protocol messages at a time. At the Node
+ * edge it is HTTPS to the hub (runtime/); in-process it hands the message to the very same hub
+ * code without sockets (fake-clock tests, fleets). Either way the module sees only this.
+ */
+export interface HubLink {
+  /**
+   * Sends one request and resolves with the hub's reply (which may carry an `err`). Rejects with
+   * a `HubLinkError` when no reply came: the connection failed, timed out or was dropped.
+   */
+  exchange(request: ProtocolRequest): Promise<ProtocolReply>;
+}
+
+/**
+ * Why an exchange produced no reply. `unreachable`: no connection (no coverage, hub down,
+ * refused); `timeout`: no reply in time; `dropped`: the connection broke after the request left,
+ * so the hub may or may not have acted on it.
+ */
+export type HubLinkFailure = "unreachable" | "timeout" | "dropped";
+
+export class HubLinkError extends Error {
+  override readonly name = "HubLinkError";
+
+  constructor(
+    readonly failure: HubLinkFailure,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** A module with no hub to reach (no `hub.set host`, no `--hub`). */
+export const unconnectedHubLink: HubLink = {
+  exchange: () => Promise.reject(new HubLinkError("unreachable", "no hub is configured")),
+};
