@@ -18,7 +18,10 @@ export class MemoryFlashFs implements FlashFs {
   }
 
   async readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined> {
-    return this.#files.get(name)?.view().slice(offset, offset + length);
+    return this.#files
+      .get(name)
+      ?.view()
+      .slice(offset, offset + length);
   }
 
   async size(name: string): Promise<number | undefined> {

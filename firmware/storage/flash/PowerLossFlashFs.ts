@@ -163,7 +163,10 @@ export class PowerLossFlashFs implements FlashFs {
 
   async readRange(name: string, offset: number, length: number): Promise<Uint8Array | undefined> {
     this.#checkPower();
-    return this.#volatileDir.get(name)?.data.view().slice(offset, offset + length);
+    return this.#volatileDir
+      .get(name)
+      ?.data.view()
+      .slice(offset, offset + length);
   }
 
   async size(name: string): Promise<number | undefined> {
