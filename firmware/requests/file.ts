@@ -108,12 +108,13 @@ export const fileRequests: RequestTable = {
     const names = args.stringArray("files");
     if (!names || names.length === 0) throw noNotefilesSpecified();
     const notebox = module.notebox;
-    // All or nothing: every name is checked before anything is deleted.
+    // As notelib's file.delete: a notefile that does not exist is already deleted (boot-time
+    // clean-up deletes files that may never have been created), and reserved names are skipped;
+    // neither stops the others from being deleted.
     for (const name of names) {
-      checkNotefileName(name);
-      if (!notebox.file(name)) throw notefileNotFound(name);
+      if (isReservedNotefile(name) || name.includes(",")) continue;
+      if (notebox.file(name)) notebox.deleteFile(name);
     }
-    for (const name of names) notebox.deleteFile(name);
     return {};
   },
 

@@ -130,15 +130,11 @@ describe("file.delete", () => {
     ]);
   });
 
-  it("deletes all or nothing and names the problem", async () => {
+  it("skips missing and reserved names and deletes the others", async () => {
     const t = await setup();
-    expect((await t.req({ req: "file.delete", files: ["sensors.qo", "none.qo"] })).err).toBe(
-      "{notefile-noexist} opening notefile: notefile does not exist: none.qo",
-    );
-    expect(t.module.notebox.file("sensors.qo")).toBeDefined();
-    expect((await t.req({ req: "file.delete", files: ["_internal.qo"] })).err).toMatch(
-      /^reserved notefile name/,
-    );
+    expect(await t.req({ req: "file.delete", files: ["sensors.qo", "none.qo"] })).toEqual({});
+    expect(t.module.notebox.file("sensors.qo")).toBeUndefined();
+    expect(await t.req({ req: "file.delete", files: ["_internal.qo"] })).toEqual({});
     expect((await t.req({ req: "file.delete", files: [] })).err).toBe("no notefiles were specified");
     expect((await t.req({ req: "file.delete" })).err).toBe("no notefiles were specified");
     expect(await t.req({ req: "file.delete", files: ["_health.qo"] })).toEqual({});
