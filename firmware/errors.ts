@@ -187,6 +187,19 @@ export const noteDeleted = (id: string): SimError =>
   simError(`note has been deleted: ${echo(id)} {note-noexist}`);
 export const deleteNoteNotFound = (id: string): SimError =>
   simError(`error deleting note: {note-noexist} cannot delete note: note not found: ${echo(id)}`);
+/**
+ * note.get / note.delete on a notefile that does not exist: notelib's text (opening notefile,
+ * {notefile-noexist}), with {note-noexist} kept at the end because public host code tests for it
+ * here (a note read from a database or queue that was never created counts as "no such note").
+ */
+export const getNotefileMissing = (name: string, noteId: boolean): SimError =>
+  simError(
+    `${noteId ? "error getting note: " : ""}{notefile-noexist} opening notefile: notefile does not exist: ${echo(name)} {note-noexist}`,
+  );
+export const deleteNotefileMissing = (name: string): SimError =>
+  simError(
+    `error deleting note: {notefile-noexist} opening notefile: notefile does not exist: ${echo(name)} {note-noexist}`,
+  );
 export const queueDisallowed = (name: string): SimError =>
   simError(`{notefile-queue-disallowed} operation not allowed on queue notefiles: ${echo(name)}`);
 export const notAddableNotefile = (name: string): SimError =>

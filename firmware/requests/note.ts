@@ -1,7 +1,9 @@
 import {
   changesMaxInvalid,
+  deleteNotefileMissing,
   deleteNoteNotFound,
   fileRequiredOnVariant,
+  getNotefileMissing,
   invalidMax,
   liveNeedsQueue,
   noNoteId,
@@ -118,22 +120,25 @@ function noteGet({ name, args, module }: RequestContext): JsonObject {
   const remove = args.bool("delete");
   const deleted = args.bool("deleted");
   if (args.bool("decrypt")) throw notYetBuilt(name, "decryption of encrypted notes (decrypt)");
-  const noteArg = args.string("note");
+  const noteArg = args.string("note") || undefined;
+  if (!kind.queue && noteArg === undefined) throw noNoteId();
   const notebox = module.notebox;
   const file = notebox.file(fileName);
+  // As notelib: a notefile that does not exist fails to open (see getNotefileMissing).
+  if (!file) throw getNotefileMissing(fileName, noteArg !== undefined);
   let note;
-  if (kind.queue) {
-    // A queue hands out its oldest note; an ID (as note.changes shows them) picks one.
-    note = noteArg ? file?.notes.get(noteArg) : file?.oldest();
-    if (!note) throw noteArg ? noteNotFound(noteArg) : queueEmpty();
+  if (noteArg === undefined) {
+    // A queue hands out its oldest note.
+    note = file.oldest();
+    if (!note) throw queueEmpty();
   } else {
-    if (!noteArg) throw noNoteId();
-    note = file?.notes.get(noteArg);
+    // A database note by ID, or a queue note by the ID note.changes shows.
+    note = file.notes.get(noteArg);
     if (!note) throw noteNotFound(noteArg);
-    if (note.deleted && !deleted) throw noteDeleted(noteArg);
+    if (!kind.queue && note.deleted && !deleted) throw noteDeleted(noteArg);
   }
   const reply = noteInfo(note);
-  if (remove && file) deleteNote(notebox, file, note);
+  if (remove) deleteNote(notebox, file, note);
   return reply;
 }
 
@@ -169,8 +174,11 @@ function noteDelete({ args, module }: RequestContext): JsonObject {
   if (kind.queue) throw queueDisallowed(fileName);
   args.bool("verify");
   const file = module.notebox.file(fileName);
-  const note = file?.notes.get(id);
-  if (!file || !note || note.deleted) throw deleteNoteNotFound(id);
+  if (!file) throw deleteNotefileMissing(fileName);
+  const note = file.notes.get(id);
+  if (!note) throw deleteNoteNotFound(id);
+  // Deleting a tombstone succeeds, as in notelib (the note is there, already deleted); it stays
+  // as it is. Once every tracker has passed it and it is purged, the note is not found.
   deleteNote(module.notebox, file, note);
   return {};
 }
