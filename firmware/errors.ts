@@ -139,16 +139,17 @@ export const binaryNegative = (field: string): SimError =>
   simError(`binary buffer: ${field} must not be negative {io}`);
 export const binaryBadStatus = (): SimError =>
   simError("binary buffer: status must be an MD5 digest of 32 hexadecimal characters {io}");
+// Bad card.attn values fail the same way every time: no {io}, which note-c and note-python retry.
 export const attnUnknownMode = (mode: string): SimError =>
-  simError(`card.attn: unknown mode keyword: ${echo(mode)} {io}`);
+  simError(`card.attn: unknown mode keyword: ${echo(mode)}`);
 export const attnFilesRequired = (): SimError =>
-  simError("card.attn: mode files needs a files array naming the notefiles to watch {io}");
+  simError("card.attn: mode files needs a files array naming the notefiles to watch");
 export const attnBadFile = (name: string): SimError =>
-  simError(`card.attn: ${echo(name)} is not a notefile name {io}`);
+  simError(`card.attn: ${echo(name)} is not a notefile name`);
 export const attnWatchdogSeconds = (min: number): SimError =>
-  simError(`card.attn: watchdog needs seconds of at least ${min} {io}`);
-export const attnSleepSeconds = (): SimError => simError("card.attn: sleep needs seconds {io}");
-export const attnBadPayload = (): SimError => simError("card.attn: payload is not valid base64 {io}");
+  simError(`card.attn: watchdog needs seconds of at least ${min}`);
+export const attnSleepSeconds = (): SimError => simError("card.attn: sleep needs seconds");
+export const attnBadPayload = (): SimError => simError("card.attn: payload is not valid base64");
 // --- notes, notefiles, templates, variables ------------------------------------------------
 // Wording follows notelib (the hub-side notefile engine, kept "consistent with notecard") where
 // the firmware's text is not public; the choices are listed in docs/module.md, "Notes and
@@ -186,6 +187,19 @@ export const noteDeleted = (id: string): SimError =>
   simError(`note has been deleted: ${echo(id)} {note-noexist}`);
 export const deleteNoteNotFound = (id: string): SimError =>
   simError(`error deleting note: {note-noexist} cannot delete note: note not found: ${echo(id)}`);
+/**
+ * note.get / note.delete on a notefile that does not exist: notelib's text (opening notefile,
+ * {notefile-noexist}), with {note-noexist} kept at the end because public host code tests for it
+ * here (a note read from a database or queue that was never created counts as "no such note").
+ */
+export const getNotefileMissing = (name: string, noteId: boolean): SimError =>
+  simError(
+    `${noteId ? "error getting note: " : ""}{notefile-noexist} opening notefile: notefile does not exist: ${echo(name)} {note-noexist}`,
+  );
+export const deleteNotefileMissing = (name: string): SimError =>
+  simError(
+    `error deleting note: {notefile-noexist} opening notefile: notefile does not exist: ${echo(name)} {note-noexist}`,
+  );
 export const queueDisallowed = (name: string): SimError =>
   simError(`{notefile-queue-disallowed} operation not allowed on queue notefiles: ${echo(name)}`);
 export const notAddableNotefile = (name: string): SimError =>

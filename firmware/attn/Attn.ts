@@ -78,7 +78,7 @@ export class Attn {
   #watchdogSeconds = 0;
   #watchdog: TimerHandle | undefined;
   #pulse: TimerHandle | undefined;
-  #payload: { data: string; time: number | undefined } | undefined;
+  #payload: string | undefined;
 
   constructor(options: AttnOptions) {
     this.#clock = options.clock;
@@ -193,8 +193,8 @@ export class Attn {
    * Puts the host to sleep: after a short delay (the reply must get out first) ATTN goes LOW for
    * `seconds` (<= 0: until an enabled event), keeping `payload` for the host to take back.
    */
-  sleep(seconds: number, payload: string | undefined, time: number | undefined): void {
-    if (payload !== undefined) this.#payload = { data: payload, time };
+  sleep(seconds: number, payload: string | undefined): void {
+    if (payload !== undefined) this.#payload = payload;
     if (this.#off) return;
     this.#events = [];
     this.#armed = true;
@@ -209,7 +209,7 @@ export class Attn {
   }
 
   /** The sleep payload, handed over once (`start:true`). */
-  takePayload(): { data: string; time: number | undefined } | undefined {
+  takePayload(): string | undefined {
     const payload = this.#payload;
     this.#payload = undefined;
     return payload;

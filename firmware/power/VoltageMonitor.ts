@@ -13,6 +13,8 @@ export interface SupplyStats {
   readonly average: number;
   readonly min: number;
   readonly max: number;
+  /** Milliseconds of supply history behind the figures (time off USB, inside the window). */
+  readonly span: number;
 }
 
 export interface TrendOptions {
@@ -155,7 +157,7 @@ export class VoltageMonitor {
     }
     const open = this.#open;
     add(base + open.hour * HOUR_MS, this.#accumulatedTo, open.weighted, open.covered);
-    return weights > 0 ? { average: weightedSum / weights, min, max } : undefined;
+    return weights > 0 ? { average: weightedSum / weights, min, max, span: weights } : undefined;
   }
 
   /** Adds the supply `point` held from the last accumulation until `until` to the hourly readings. */

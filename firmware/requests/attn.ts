@@ -97,7 +97,7 @@ function cardAttn({ module, args }: RequestContext): JsonObject {
   if (mode.actions.has("disarm")) attn.disarm();
   if (mode.actions.has("watchdog")) attn.watchdog(seconds ?? 0);
   if (mode.actions.has("sleep")) {
-    attn.sleep(timeout, payload || undefined, module.time());
+    attn.sleep(timeout, payload || undefined);
   } else if (mode.actions.has("arm")) {
     attn.arm(timeout);
   } else if (mode.actions.has("rearm")) {
@@ -116,10 +116,11 @@ function cardAttn({ module, args }: RequestContext): JsonObject {
   }
   if (start) {
     const kept = attn.takePayload();
-    if (kept) {
-      reply["payload"] = kept.data;
-      if (kept.time !== undefined) reply["time"] = kept.time;
-    }
+    if (kept) reply["payload"] = kept;
+    // The module's time now, not when the payload was stored: note-c's wake path
+    // (NotePayloadRetrieveAfterSleep) sets the host's clock from it, payload or not.
+    const now = module.time();
+    if (now !== undefined) reply["time"] = now;
   }
   if (attn.off) reply["off"] = true;
   // `set` shows the level the host will see: a sleep's LOW comes just after this reply.

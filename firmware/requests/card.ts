@@ -280,11 +280,13 @@ function voltageReport(module: ModuleContext, s: VoltageSettings, w: TrendWindow
   const from = Math.max(end - w.hours * HOUR_MS, s.onAt ?? 0);
   const options = { offset: calibrationOffset(module), min: w.vmin, max: w.vmax };
   const stats = module.voltage.trend(from, end, options);
-  reply["hours"] = w.hours;
   if (!stats) return reply;
-  reply["vmin"] = stats.min;
-  reply["vmax"] = stats.max;
-  reply["vavg"] = stats.average;
+  // The hours of history the analysis actually used (schema), not the window asked for: a
+  // partly covered hour counts as one.
+  reply["hours"] = Math.ceil(stats.span / HOUR_MS - 1e-9);
+  reply["vmin"] = centivolts(stats.min);
+  reply["vmax"] = centivolts(stats.max);
+  reply["vavg"] = centivolts(stats.average);
   // Change of the hourly moving average over the last day / week / month of the window; the
   // earlier average may reach an hour before the window, as long as trends were on then.
   const trendsFrom = Math.max(s.onAt ?? 0, module.voltage.startedAt);
@@ -298,9 +300,19 @@ function voltageReport(module: ModuleContext, s: VoltageSettings, w: TrendWindow
     if (w.hours < spanHours) continue;
     const latest = movingAverage(end);
     const earlier = movingAverage(end - spanHours * HOUR_MS);
-    if (latest !== undefined && earlier !== undefined) reply[field] = latest - earlier;
+    if (latest !== undefined && earlier !== undefined) reply[field] = centivolts(latest - earlier);
   }
   return reply;
+}
+
+/**
+ * Trend figures to the hundredth of a volt, the resolution of every trend figure in the schema's
+ * samples (vmin 3.2, vavg 3.75, daily -0.05), whose `value` keeps full precision. This also keeps
+ * the hourly arithmetic's float noise (3.8999999999999995) out of replies.
+ */
+function centivolts(volts: number): number {
+  const rounded = (Math.sign(volts) * Math.round(Math.abs(volts) * 100)) / 100;
+  return rounded === 0 ? 0 : rounded;
 }
 
 /** A random number below `count` (all 32 bits without it), or `count` random bytes as a payload. */

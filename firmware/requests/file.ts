@@ -5,7 +5,7 @@ import {
   notefileNotFound,
 } from "../errors.js";
 import type { Notebox } from "../storage/Notebox.js";
-import { countChanges } from "../storage/noteChanges.js";
+import { countChanges, DEFAULT_CHANGES_BATCH } from "../storage/noteChanges.js";
 import type { Notefile } from "../storage/Notefile.js";
 import { checkNotefileName, checkTrackerName } from "../storage/notefileNames.js";
 import { isReservedNotefile } from "../../core/notefileNames.js";
@@ -28,6 +28,13 @@ function visibleFiles(
   const wanted = filter && filter.length > 0 ? new Set(filter) : undefined;
   return files.filter((f) => !wanted || wanted.has(f.name)).sort((a, b) => (a.name < b.name ? -1 : 1));
 }
+
+/**
+ * Pending changes from which `file.stats` recommends a sync: one full batch of changes (notelib
+ * `defaultMaxGetChangesBatchSize`, the module's default `note.changes` batch). The firmware's own
+ * threshold is not public; the schema's sample (78 pending, `sync:true`) is consistent with it.
+ */
+export const SYNC_RECOMMENDED_CHANGES = DEFAULT_CHANGES_BATCH;
 
 /**
  * Changes of a notefile the hub has not received yet: everything after the hub tracker's
@@ -97,20 +104,22 @@ export const fileRequests: RequestTable = {
       total += file.total;
       changes += pendingUpload(notebox, file);
     }
-    // "Sync recommended" whenever something is waiting to go up (docs/module.md).
-    return { total, changes, sync: changes > 0 };
+    // "Sync recommended based on the number of pending notes" (schema): once a full batch of
+    // changes waits, the batch a sync moves per notefile round (docs/module.md, file.stats).
+    return { total, changes, sync: changes >= SYNC_RECOMMENDED_CHANGES };
   },
 
   "file.delete": ({ args, module }) => {
     const names = args.stringArray("files");
     if (!names || names.length === 0) throw noNotefilesSpecified();
     const notebox = module.notebox;
-    // All or nothing: every name is checked before anything is deleted.
+    // As notelib's file.delete: a notefile that does not exist is already deleted (boot-time
+    // clean-up deletes files that may never have been created), and reserved names are skipped;
+    // neither stops the others from being deleted.
     for (const name of names) {
-      checkNotefileName(name);
-      if (!notebox.file(name)) throw notefileNotFound(name);
+      if (isReservedNotefile(name) || name.includes(",")) continue;
+      if (notebox.file(name)) notebox.deleteFile(name);
     }
-    for (const name of names) notebox.deleteFile(name);
     return {};
   },
 

@@ -199,17 +199,20 @@ function applyDetails(args: Args, module: ModuleContext): void {
 
 function hubGet({ module }: RequestContext): JsonObject {
   const s = hubSettings(module);
+  const mode = effectiveMode(s, module.voltage.now().usb);
   return {
     device: module.deviceUid,
     product: s.product,
-    mode: effectiveMode(s, module.voltage.now().usb),
+    mode,
     outbound: s.outbound,
     voutbound: s.voutbound,
     inbound: s.inbound,
     vinbound: s.vinbound,
     host: s.host ?? DEFAULT_HUB_HOST,
     sn: s.sn,
-    sync: s.sync,
+    // The schema: true only in continuous mode with sync set. The setting itself is kept, so it
+    // applies again when the module is back in continuous mode.
+    sync: mode === "continuous" && s.sync,
   };
 }
 

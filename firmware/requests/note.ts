@@ -1,7 +1,9 @@
 import {
   changesMaxInvalid,
+  deleteNotefileMissing,
   deleteNoteNotFound,
   fileRequiredOnVariant,
+  getNotefileMissing,
   invalidMax,
   liveNeedsQueue,
   noNoteId,
@@ -118,22 +120,25 @@ function noteGet({ name, args, module }: RequestContext): JsonObject {
   const remove = args.bool("delete");
   const deleted = args.bool("deleted");
   if (args.bool("decrypt")) throw notYetBuilt(name, "decryption of encrypted notes (decrypt)");
-  const noteArg = args.string("note");
+  const noteArg = args.string("note") || undefined;
+  if (!kind.queue && noteArg === undefined) throw noNoteId();
   const notebox = module.notebox;
   const file = notebox.file(fileName);
+  // As notelib: a notefile that does not exist fails to open (see getNotefileMissing).
+  if (!file) throw getNotefileMissing(fileName, noteArg !== undefined);
   let note;
-  if (kind.queue) {
-    // A queue hands out its oldest note; an ID (as note.changes shows them) picks one.
-    note = noteArg ? file?.notes.get(noteArg) : file?.oldest();
-    if (!note) throw noteArg ? noteNotFound(noteArg) : queueEmpty();
+  if (noteArg === undefined) {
+    // A queue hands out its oldest note.
+    note = file.oldest();
+    if (!note) throw queueEmpty();
   } else {
-    if (!noteArg) throw noNoteId();
-    note = file?.notes.get(noteArg);
+    // A database note by ID, or a queue note by the ID note.changes shows.
+    note = file.notes.get(noteArg);
     if (!note) throw noteNotFound(noteArg);
-    if (note.deleted && !deleted) throw noteDeleted(noteArg);
+    if (!kind.queue && note.deleted && !deleted) throw noteDeleted(noteArg);
   }
   const reply = noteInfo(note);
-  if (remove && file) deleteNote(notebox, file, note);
+  if (remove) deleteNote(notebox, file, note);
   return reply;
 }
 
@@ -169,8 +174,11 @@ function noteDelete({ args, module }: RequestContext): JsonObject {
   if (kind.queue) throw queueDisallowed(fileName);
   args.bool("verify");
   const file = module.notebox.file(fileName);
-  const note = file?.notes.get(id);
-  if (!file || !note || note.deleted) throw deleteNoteNotFound(id);
+  if (!file) throw deleteNotefileMissing(fileName);
+  const note = file.notes.get(id);
+  if (!note) throw deleteNoteNotFound(id);
+  // Deleting a tombstone succeeds, as in notelib (the note is there, already deleted); it stays
+  // as it is. Once every tracker has passed it and it is purged, the note is not found.
   deleteNote(module.notebox, file, note);
   return {};
 }
@@ -219,7 +227,9 @@ function noteTemplate({ args, module }: RequestContext): JsonObject {
   const kind = checkNotefileName(fileName);
   if (kind.queue && kind.direction === "in") throw templateOnInbound(fileName);
   const body = args.object("body");
-  const remove = args.bool("delete");
+  // A template attribute (schema): drop pending notes of this template when syncing over the
+  // wrong transport (NTN vs. cellular/WiFi). It does not remove the template.
+  const dropOnOtherTransport = args.bool("delete");
   const verify = args.bool("verify");
   const format = args.string("format");
   const length = args.int("length");
@@ -231,17 +241,19 @@ function noteTemplate({ args, module }: RequestContext): JsonObject {
   if (port !== undefined && port !== -1 && (port < 1 || port > 100)) throw templatePortInvalid(port);
 
   const notebox = module.notebox;
+  const variant = module.variant;
   const existing = notebox.file(fileName);
-  const defining = !remove && (body !== undefined || (length !== undefined && length > 0));
-  if (remove || (!defining && !verify)) {
-    // delete:true, or neither body nor payload length: the notefile goes back to free-form JSON.
+  const defining = body !== undefined || (length !== undefined && length > 0);
+  if (!defining && !verify) {
+    // Neither body nor payload length: the notefile goes back to free-form JSON.
     if (existing) clearTemplate(notebox, existing);
-    if (!verify) return {};
+    return {};
   }
-  const reply: JsonObject = {};
   if (defining) {
-    const variant = module.variant;
-    if (needsCompactPortTemplates(variant)) {
+    // Ports exist on LoRa and satellite (NTN) modules only; the schema says other modules ignore
+    // the argument, so there it is neither kept nor checked against other notefiles.
+    const usesPorts = needsCompactPortTemplates(variant);
+    if (usesPorts) {
       if (port === undefined || port === -1) throw templatePortRequired(variant.radio);
       if (format !== "compact") throw templateCompactRequired(variant.radio);
     }
@@ -249,8 +261,9 @@ function noteTemplate({ args, module }: RequestContext): JsonObject {
     const definition: TemplateDefinition = {
       body: cloneJson(body ?? {}),
       ...(length !== undefined && length > 0 ? { length } : {}),
-      ...(port !== undefined && port > 0 ? { port } : {}),
+      ...(usesPorts && port !== undefined && port > 0 ? { port } : {}),
       ...(format === "compact" ? { format: "compact" as const } : {}),
+      ...(dropOnOtherTransport ? { delete: true as const } : {}),
     };
     const template = Template.compile(definition);
     if (definition.port !== undefined) {
@@ -258,20 +271,26 @@ function noteTemplate({ args, module }: RequestContext): JsonObject {
       if (owner) throw templatePortInUse(definition.port, owner);
     }
     setTemplate(notebox, notebox.ensureFile(fileName), definition);
-    reply["bytes"] = template.bytes;
-  }
-  if (verify) {
-    const current = currentTemplate(notebox.file(fileName));
-    if (current) {
-      const { definition } = current.template;
-      reply["template"] = true;
-      reply["body"] = cloneJson(definition.body);
-      reply["length"] = definition.length;
-      reply["port"] = definition.port;
-      reply["format"] = definition.format;
+    if (!verify) {
+      // The schema's samples: {bytes} for a template, {template, format, bytes} with a format.
+      return definition.format
+        ? { template: true, format: definition.format, bytes: template.bytes }
+        : { bytes: template.bytes };
     }
   }
-  return reply;
+  // verify: the current template, as the schema's sample {template, body, bytes} and more.
+  const current = currentTemplate(notebox.file(fileName));
+  if (!current) return {};
+  const { definition, bytes } = current.template;
+  return {
+    template: true,
+    body: cloneJson(definition.body),
+    bytes,
+    length: definition.length,
+    port: definition.port,
+    format: definition.format,
+    delete: definition.delete,
+  };
 }
 
 /** `note.*` requests (every datafile type; see docs/module.md "Notes and notefiles"). */

@@ -23,6 +23,11 @@ export interface TemplateDefinition {
   readonly port?: number;
   /** `compact` drops the time and location metadata from each note. */
   readonly format?: "compact";
+  /**
+   * Pending notes of this template are deleted, not sent, when the module syncs over the other
+   * kind of transport (NTN instead of cellular/WiFi, or the reverse); for the sync engine.
+   */
+  readonly delete?: true;
 }
 
 type Field =

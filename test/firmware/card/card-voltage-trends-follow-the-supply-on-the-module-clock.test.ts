@@ -22,8 +22,9 @@ describe("card.voltage trends", () => {
     t.power.volts = 3.6;
     await t.clock.advance(1 * HOUR);
     const reply = await t.req({ req: "card.voltage", now: true });
-    expect(reply).toMatchObject({ on: true, hours: 720, vmin: 3.6, vmax: 4.0 });
-    expect(reply.vavg).toBeCloseTo((4.0 * 3 + 3.6) / 4, 10);
+    // hours: the four hours of history since on:true (not the 720-hour window).
+    expect(reply).toMatchObject({ on: true, hours: 4, vmin: 3.6, vmax: 4.0 });
+    expect(reply.vavg).toBe(3.9); // (4.0 * 3 + 3.6) / 4, to the hundredth of a volt
   });
 
   it("keeps trends on across a reboot and leaves out readings outside vmin..vmax and on USB", async () => {
@@ -40,7 +41,7 @@ describe("card.voltage trends", () => {
     expect(reply).toMatchObject({ on: true, vmin: 3.7, vmax: 3.7, vavg: 3.7 });
     const wide = await again.req({ req: "card.voltage", vmin: 1.5 });
     expect(wide).toMatchObject({ vmin: 2.0, vmax: 3.7 });
-    expect(wide.vavg).toBeCloseTo((3.7 * 2 + 2.0) / 3, 10);
+    expect(wide.vavg).toBe(3.13); // (3.7 * 2 + 2.0) / 3, to the hundredth of a volt
   });
 
   it("reports daily, weekly and monthly changes of the hourly moving average when the window covers them", async () => {
@@ -53,11 +54,12 @@ describe("card.voltage trends", () => {
       t.power.volts = Math.round((4.0 - hour * 0.001) * 1e6) / 1e6;
     }
     const reply = await t.req({ req: "card.voltage" });
-    expect(reply.daily).toBeCloseTo(-0.024, 6);
-    expect(reply.weekly).toBeCloseTo(-0.168, 6);
-    expect(reply.monthly).toBeCloseTo(-0.72, 6);
+    // -0.024, -0.168 and -0.72 V, to the hundredth of a volt.
+    expect(reply.daily).toBe(-0.02);
+    expect(reply.weekly).toBe(-0.17);
+    expect(reply.monthly).toBe(-0.72);
     const day = await t.req({ req: "card.voltage", hours: 24 });
-    expect(day.daily).toBeCloseTo(-0.024, 6);
+    expect(day.daily).toBe(-0.02);
     expect(day.weekly).toBeUndefined();
     expect(day.hours).toBe(24);
   });
@@ -102,7 +104,7 @@ describe("card.voltage trends", () => {
       await t.clock.advance(100);
     }
     expect(t.module.voltage.retained.points).toBeLessThanOrEqual(4096);
-    expect((await t.req({ req: "card.voltage", hours: 1 })).vavg).toBeCloseTo(3.5495, 3);
+    expect((await t.req({ req: "card.voltage", hours: 1 })).vavg).toBe(3.55); // 3.5495, rounded
   });
 
   it("analyses hourly readings: a dip inside an hour counts by its share of that hour", async () => {

@@ -216,11 +216,12 @@ describe("note.template fits notes to type hints", () => {
     const t = await bootTestModule();
     expect(await t.req({ req: "note.template", file: "r.qo", verify: true })).toEqual({});
     await t.req({ req: "note.template", file: "r.qo", body: readings, length: 32, port: 5 });
+    // port is ignored on a cellular module (schema), so verify has none to report.
     expect(await t.req({ req: "note.template", file: "r.qo", verify: true })).toEqual({
       template: true,
       body: readings,
+      bytes: 72,
       length: 32,
-      port: 5,
     });
     expect(
       await t.req({ req: "note.template", file: "r.qo", body: { a: 11 }, format: "compact", verify: true }),
@@ -232,9 +233,10 @@ describe("note.template fits notes to type hints", () => {
     });
   });
 
-  it("delete:true or no body clears the template; notes go back to free-form JSON", async () => {
+  it("no body (and no length) clears the template; notes go back to free-form JSON", async () => {
     const t = await bootTestModule();
     await t.req({ req: "note.template", file: "r.qo", body: { a: 11 } });
+    // delete is a template attribute, not a removal: without a body this request still clears.
     expect(await t.req({ req: "note.template", file: "r.qo", delete: true })).toEqual({});
     expect(await t.req({ req: "note.add", file: "r.qo", body: { a: 1.5, b: "x" } })).toEqual({ total: 1 });
     await t.req({ req: "note.template", file: "r.qo", body: { a: 11 } });
@@ -264,16 +266,23 @@ describe("note.template fits notes to type hints", () => {
   });
 
   describe("ports and formats", () => {
-    it("takes ports 1-100, -1 for none, each port on one notefile", async () => {
-      const t = await bootTestModule();
-      expect(await t.req({ req: "note.template", file: "a.qo", body: {}, port: 1 })).toEqual({ bytes: 23 });
-      expect((await t.req({ req: "note.template", file: "b.qo", body: {}, port: 1 })).err).toBe(
+    it("takes ports 1-100 on a satellite module, each port on one notefile", async () => {
+      const t = await bootTestModule({ variant: "ntn" });
+      const compact = { req: "note.template", body: {}, format: "compact" };
+      const set = { template: true, format: "compact", bytes: 7 };
+      expect(await t.req({ ...compact, file: "a.qo", port: 1 })).toEqual(set);
+      expect((await t.req({ ...compact, file: "b.qo", port: 1 })).err).toBe(
         "template port 1 is already used by a.qo",
       );
-      expect(await t.req({ req: "note.template", file: "a.qo", body: { x: 11 }, port: 1 })).toEqual({
-        bytes: 24,
+      expect(await t.req({ ...compact, file: "a.qo", body: { x: 11 }, port: 1 })).toEqual({
+        ...set,
+        bytes: 8,
       });
-      expect(await t.req({ req: "note.template", file: "b.qo", body: {}, port: 100 })).toEqual({ bytes: 23 });
+      expect(await t.req({ ...compact, file: "b.qo", port: 100 })).toEqual(set);
+    });
+
+    it("checks ports 1-100 or -1 everywhere, and the format", async () => {
+      const t = await bootTestModule();
       expect(await t.req({ req: "note.template", file: "c.qo", body: {}, port: -1 })).toEqual({ bytes: 23 });
       for (const port of [0.5, 101, -2]) {
         expect(
@@ -296,7 +305,7 @@ describe("note.template fits notes to type hints", () => {
       );
       expect(
         await t.req({ req: "note.template", file: "a.qo", body: { a: 11 }, port: 3, format: "compact" }),
-      ).toEqual({ bytes: 8 });
+      ).toEqual({ template: true, format: "compact", bytes: 8 });
     });
 
     it("compact templates drop the note's time unless they carry _time", async () => {
@@ -317,6 +326,8 @@ describe("note.template fits notes to type hints", () => {
       const t = await bootTestModule();
       const body = { temperature: 14.1, _lat: 14.1, _lon: 18.1, _ltime: 14, _time: 14 };
       expect(await t.req({ req: "note.template", file: "c.qo", body, format: "compact" })).toEqual({
+        template: true,
+        format: "compact",
         bytes: 7 + 4 + 4 + 8 + 4 + 4,
       });
       await t.req({
