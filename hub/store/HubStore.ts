@@ -142,6 +142,8 @@ export interface ChangesOptions {
   includeDeleted: boolean;
   deleteReturned: boolean;
   tombstoneOnDelete: boolean;
+  /** Answer as the query would, but change nothing: no tracker moved or deleted, no note taken (HEAD). */
+  peek?: boolean;
 }
 
 /** What a changes query returns (the module's note.changes semantics on the hub replica). */

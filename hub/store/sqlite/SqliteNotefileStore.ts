@@ -339,7 +339,9 @@ export class SqliteNotefileStore implements NotefileStore {
         // A short batch reached the end: the tracker moves past everything, skipped tombstones too.
         const complete = limit < 0 || batch.length < limit;
         const next = complete ? nf.nextChange : batch[batch.length - 1]!.change + 1;
-        if (options.stop) {
+        if (options.peek) {
+          // A look only: the tracker stays where it was.
+        } else if (options.stop) {
           this.sql.run(
             "DELETE FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
             deviceUid,
@@ -364,7 +366,7 @@ export class SqliteNotefileStore implements NotefileStore {
           int(options.includeDeleted),
         )!.n;
       }
-      if (options.deleteReturned) {
+      if (options.deleteReturned && !options.peek) {
         for (const n of batch) {
           if (!n.deleted) this.#delete(deviceUid, fileId, n.noteId, now, options.tombstoneOnDelete);
         }
