@@ -48,7 +48,8 @@ export default tseslint.config(
     },
   },
   {
-    files: ["firmware/**/*.ts"],
+    // core/ is shared by the module and the hub, so it is platform-free too.
+    files: ["firmware/**/*.ts", "core/**/*.ts"],
     ignores: ["firmware/**/*.test.ts"],
     rules: {
       "@typescript-eslint/no-explicit-any": "error",
