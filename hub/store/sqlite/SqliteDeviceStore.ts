@@ -12,6 +12,7 @@ import type {
 } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./SqliteConnection.js";
+import { storedJson } from "./storedJson.js";
 
 interface DeviceRow {
   uid: string;
@@ -371,7 +372,7 @@ export class SqliteDeviceStore implements DeviceStore {
         "SELECT seq, body, created FROM signals WHERE device_uid = ? ORDER BY seq",
         deviceUid,
       )
-      .map((r) => ({ seq: r.seq, deviceUid, body: JSON.parse(r.body) as JsonObject, created: r.created }));
+      .map((r) => ({ seq: r.seq, deviceUid, body: storedJson(r.body), created: r.created }));
   }
 
   async acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void> {

@@ -1,7 +1,8 @@
 import type { ChangesOptions, ChangesResult, NotefileStore } from "../HubStore.js";
 import type { JsonObject, NoteRecord, NotefileRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
-import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
+import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
+import { storedJson } from "./storedJson.js";
 
 /** Endpoint ID the hub stamps on the changes it makes (the device's is ""). */
 export const HUB_ENDPOINT = "1";
@@ -29,7 +30,7 @@ interface NotefileRow {
 
 const note = (r: NoteRow): NoteRecord => ({
   noteId: r.note_id,
-  body: parseJson<JsonObject | null>(r.body, null),
+  body: r.body === null ? null : storedJson(r.body),
   payload: r.payload,
   timeSec: r.time_sec,
   change: r.change,

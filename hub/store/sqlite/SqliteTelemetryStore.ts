@@ -1,13 +1,7 @@
 import type { TelemetryStore } from "../HubStore.js";
-import type {
-  EventRecord,
-  HealthLogRecord,
-  JsonObject,
-  Page,
-  PageResult,
-  SessionRecord,
-} from "../records.js";
+import type { EventRecord, HealthLogRecord, Page, PageResult, SessionRecord } from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
+import { storedJson } from "./storedJson.js";
 
 /** Notefiles whose events the service does not bill (spec: UsageEventsData platform events). */
 const PLATFORM_FILES = ["_log", "_session", "_health", "_geolocate"];
@@ -48,7 +42,7 @@ const event = (r: EventRow): EventRecord => ({
   file: r.file,
   received: r.received,
   whenSec: r.captured,
-  data: JSON.parse(r.data) as JsonObject,
+  data: storedJson(r.data),
 });
 
 const session = (r: SessionRow): SessionRecord => ({
@@ -58,7 +52,7 @@ const session = (r: SessionRow): SessionRecord => ({
   beganSec: r.began,
   endedSec: r.ended,
   firstSync: bool(r.first_sync),
-  data: JSON.parse(r.data) as JsonObject,
+  data: storedJson(r.data),
 });
 
 export class SqliteTelemetryStore implements TelemetryStore {
