@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const wireMs = (i2cWireMicros(encoded.length, BUS_HZ) / 1000) * (1 + 3 / MTU);
   console.log(`Binary buffer, 130554 bytes:`);
   console.log(
-    `  MD5 (firmware/md5.ts) ${ours.toFixed(2)} ms vs node:crypto ${node.toFixed(2)} ms: ratio ${(ours / node).toFixed(2)}`,
+    `  MD5 (core/md5.ts) ${ours.toFixed(2)} ms vs node:crypto ${node.toFixed(2)} ms: ratio ${(ours / node).toFixed(2)}`,
   );
   console.log(
     `  COBS encode ${encodeMs.toFixed(2)} ms, decode ${decodeMs.toFixed(2)} ms vs ~${wireMs.toFixed(0)} ms on the I2C wire: ratio ${((encodeMs + decodeMs) / wireMs).toFixed(4)}`,

@@ -1,8 +1,16 @@
+import { jsonTooDeep, jsonValueDepth, MAX_JSON_DEPTH } from "../core/jsonDepth.js";
 import { Attn } from "./attn/Attn.js";
 import { unconnectedAttnPin, type AttnPin } from "./attn/AttnPin.js";
 import { BinaryBuffer, DEFAULT_BINARY_MAX } from "./BinaryBuffer.js";
 import type { Clock } from "../core/Clock.js";
-import { crcMalformed, crcMismatch, jsonObjectExpected, jsonPrematureEnd, lineTooLong } from "./errors.js";
+import {
+  crcMalformed,
+  crcMismatch,
+  jsonObjectExpected,
+  jsonPrematureEnd,
+  lineTooLong,
+  requestTooDeep,
+} from "./errors.js";
 import type { ModuleContext } from "./ModuleContext.js";
 import { silentLog, type ModuleLog } from "./ModuleLog.js";
 import { SimPowerSource, type PowerSource } from "./PowerSource.js";
@@ -263,6 +271,8 @@ export class Module implements ModuleContext {
   /** Processes one request object in-process (no CRC): the reply, or undefined for a `cmd`. */
   request(req: JsonObject): Promise<JsonObject | undefined> {
     return this.#serialize(async () => {
+      if (jsonValueDepth(req, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
+        return { err: requestTooDeep(MAX_JSON_DEPTH).message };
       this.#after = undefined;
       this.#attn.requestReceived();
       const { reply, name, ignored } = await this.dispatcher.dispatch(req, this, this.#dispatchOptions);
@@ -365,6 +375,9 @@ export class Module implements ModuleContext {
     const text = decoder.decode(line).trim();
     if (text === "") return { text: "\r\n" };
 
+    // Measured on the text, before anything is parsed or built: handlers, the journal and replies
+    // all walk request values recursively, and no request needs to nest this deep.
+    if (jsonTooDeep(text)) return this.#errorLine(requestTooDeep(MAX_JSON_DEPTH));
     const crc = checkRequestCrc(text);
     let req: unknown;
     try {

@@ -19,6 +19,8 @@ export const jsonObjectExpected = (rest: string): SimError =>
 /** The wording a real module used for a request cut short (note-c pull request 53). */
 export const jsonPrematureEnd = (near: string): SimError =>
   simError(`cannot interpret JSON: premature end of input near '${echo(near, 32)} ' {io}`);
+export const requestTooDeep = (max: number): SimError =>
+  simError(`cannot interpret JSON: a request may nest objects and arrays at most ${max} levels deep {io}`);
 export const lineTooLong = (max: number): SimError =>
   simError(`request too large: a request line may be at most ${max} bytes {io} {too-big}`);
 export const wrongFieldType = (got: string): SimError =>

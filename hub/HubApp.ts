@@ -1,6 +1,7 @@
 import { STATUS_CODES } from "node:http";
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from "fastify";
 import type { Logger } from "pino";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "../core/jsonDepth.js";
 import type { Clock } from "../core/Clock.js";
 import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
@@ -87,12 +88,16 @@ export async function buildHubApp(
   }) as unknown as FastifyInstance;
 
   // Clients (the older official one among them) send `Content-Type: application/json` with an
-  // empty body on POSTs that carry nothing: that is no body, not malformed JSON.
+  // empty body on POSTs that carry nothing: that is no body, not malformed JSON. Every JSON body of
+  // every route passes here, so this is where nesting is capped: measured on the text before it
+  // is parsed, so nothing deeper than the cap is ever built, stored or serialized.
   const json = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
   app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
-    if (typeof body === "string" && body.trim() === "") return done(null, undefined);
-    return json(request, body as string, done);
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, undefined);
+    if (jsonTooDeep(text)) return done(errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
+    return json(request, text, done);
   });
 
   const services: HubServices = {

@@ -98,6 +98,8 @@ export const bodyTooLarge = (limit: number): HttpError =>
   new HttpError(413, `request body too large: at most ${limit} bytes`);
 export const malformedJson = (detail: string): HttpError =>
   bad(`request body is not valid JSON: ${echo(detail)}`);
+export const jsonTooDeep = (max: number): HttpError =>
+  bad(`request body is nested too deeply: JSON may be nested at most ${max} levels of objects and arrays`);
 export const bodyMustBeObject = (): HttpError => bad("request body must be a JSON object");
 export const bodyRequired = (): HttpError => bad("request body is required (a JSON object)");
 export const fieldRequired = (field: string): HttpError => bad(`${field} is required`);

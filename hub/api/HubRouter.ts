@@ -29,6 +29,11 @@ export interface PublicContext {
   readonly query: QueryReader;
   /** The clock's time when the request arrived (epoch ms). */
   readonly now: number;
+  /**
+   * A HEAD request: GET without the body, which must change nothing (no note taken, no tracker
+   * moved). Routes whose reads have side effects skip them when this is set.
+   */
+  readonly readOnly: boolean;
   /** The JSON body; `required: false` accepts none. */
   body(options?: { required: boolean }): BodyReader;
 }
@@ -44,6 +49,13 @@ export interface ProjectContext extends AccountContext {
 
 /** A handler's result: a JSON value (sent with the route's status) or undefined for no body. */
 type Result = unknown;
+
+/**
+ * The least project role a route needs: fixed, or decided by the request's query where one path
+ * both reads and writes (a note read with `delete=true` takes the note). Either way it is checked
+ * with the other access rules, before the handler runs or anything is looked up.
+ */
+export type RoleRule = ProjectRole | ((query: QueryReader) => ProjectRole);
 
 /**
  * Declares routes with their access rule. Order of checks, the same for every route:
@@ -67,10 +79,15 @@ export class HubRouter {
       request,
       reply,
       params: (request.params ?? {}) as Record<string, string>,
-      query: new QueryReader((request.query ?? {}) as Record<string, string | string[]>),
+      query: this.#query(request),
       now: this.services.clock.now(),
+      readOnly: request.method === "HEAD",
       body: (options = { required: true }) => new BodyReader(request.body, options),
     };
+  }
+
+  #query(request: FastifyRequest): QueryReader {
+    return new QueryReader((request.query ?? {}) as Record<string, string | string[]>);
   }
 
   #register<A>(
@@ -143,7 +160,7 @@ export class HubRouter {
   project(
     method: HTTPMethods,
     url: string,
-    role: ProjectRole,
+    role: RoleRule,
     handler: (ctx: ProjectContext) => Promise<Result>,
     options?: { status?: number; bodyLimit?: number },
   ): void {
@@ -155,8 +172,9 @@ export class HubRouter {
         const params = (request.params ?? {}) as Record<string, string>;
         const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
         await this.#limit(project.orgUid);
+        const needed = typeof role === "function" ? role(this.#query(request)) : role;
         const have = await this.services.auth.roleIn(principal, project.uid);
-        if (!roleAtLeast(have, role)) throw errors.roleTooLow(role, have);
+        if (!roleAtLeast(have, needed)) throw errors.roleTooLow(needed, have);
         return { principal, project, role: have! };
       },
       (ctx, access) => handler({ ...ctx, ...access }),

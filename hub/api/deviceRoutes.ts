@@ -59,7 +59,9 @@ export function registerDeviceRoutes(router: HubRouter): void {
 
   router.project("DELETE", D, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    // The older client always sends purge; with it the device's events and sessions go too.
+    // The older client always sends purge; with it the device's events, sessions and health log
+    // in this project go too. Without it they stay with the project (never visible to another
+    // project that later provisions the same UID: telemetry is read by project and device).
     await store.devices.deleteDevice(device.uid, ctx.query.bool("purge", false));
     ctx.reply.code(204);
     return undefined;
@@ -95,7 +97,7 @@ export function registerDeviceRoutes(router: HubRouter): void {
       if (!(HEALTH_LOG_TYPES as readonly string[]).includes(t))
         throw errors.queryOneOf("log_type", HEALTH_LOG_TYPES);
     }
-    const entries = await store.telemetry.listHealthLog(device.uid, {
+    const entries = await store.telemetry.listHealthLog(ctx.project.uid, device.uid, {
       startSec: ctx.query.date("startDate"),
       endSec: ctx.query.date("endDate"),
       types,
@@ -112,13 +114,16 @@ export function registerDeviceRoutes(router: HubRouter): void {
 
   router.project("GET", `${D}/latest`, "viewer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    return { latest_events: (await store.telemetry.latestEvents(device.uid)).map(eventView) };
+    return {
+      latest_events: (await store.telemetry.latestEvents(ctx.project.uid, device.uid)).map(eventView),
+    };
   });
 
   router.project("GET", `${D}/sessions`, "viewer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const page = ctx.query.page();
     const result = await store.telemetry.listSessions(
+      ctx.project.uid,
       device.uid,
       {
         startSec: ctx.query.date("startDate"),

@@ -1,11 +1,13 @@
 import { decodeBase64 } from "../../core/base64.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
+import { roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import type { HttpError } from "../HttpError.js";
 import { DEVICE_SYNC_TRACKER, type DeviceRecord, type NoteRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { BodyReader } from "./BodyReader.js";
-import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import type { HubRouter, ProjectContext, RoleRule } from "./HubRouter.js";
+import type { QueryReader } from "./QueryReader.js";
 import { checkNoteId, checkTracker, hubNotefile } from "./notefileRules.js";
 import { resolveDevice } from "./resolve.js";
 import { listedNoteView, noteView } from "./views.js";
@@ -33,6 +35,32 @@ function noteContent(body: BodyReader): { body: JsonObject | null; payload: stri
   if (payload !== null && decodeBase64(payload) === undefined) throw errors.payloadNotBase64();
   if (content === null && (payload === null || payload === "")) throw errors.noteNeedsContent();
   return { body: content, payload: payload === "" ? null : payload };
+}
+
+/**
+ * Whether a read asks to take (delete) what it returns: `delete` given as anything but false. A
+ * malformed value counts as asking (the handler then refuses it), so it can never slip past the
+ * role check.
+ */
+function asksToTake(query: QueryReader): boolean {
+  try {
+    return query.bool("delete", false);
+  } catch {
+    return true;
+  }
+}
+
+/** Reads that may take what they read: viewers read, taking needs a developer. */
+const readOrTake: RoleRule = (query) => (asksToTake(query) ? "developer" : "viewer");
+
+/**
+ * Whether this request takes the notes it reads. HEAD never does (it changes nothing), and every
+ * path that does checks the developer role again right here, whatever its route declared.
+ */
+function takes(ctx: ProjectContext): boolean {
+  if (ctx.readOnly || !ctx.query.bool("delete", false)) return false;
+  if (!roleAtLeast(ctx.role, "developer")) throw errors.roleTooLow("developer", ctx.role);
+  return true;
 }
 
 function notesMap(notes: NoteRecord[]): JsonObject {
@@ -133,25 +161,51 @@ export function registerNoteRoutes(router: HubRouter): void {
     return {};
   });
 
-  // Delete Note: a database note leaves a tombstone (the module must learn of it); a queued
-  // inbound note is simply withdrawn.
+  /** A database note's deletion as an event (queues record none, as on the hosted service). */
+  const recordDeletion = async (
+    ctx: ProjectContext,
+    device: DeviceRecord,
+    file: string,
+    kind: NotefileKind,
+    noteId: string,
+    updatesBefore: number,
+  ): Promise<void> => {
+    if (kind.queue) return;
+    await recordEvent(ctx, device, file, kind, "note.delete", {
+      noteId,
+      body: null,
+      payload: null,
+      updates: updatesBefore + 1,
+    });
+  };
+
+  /**
+   * Removes a note the way Delete Note does: a database note leaves a tombstone (the module must
+   * learn of it) and is recorded as a `note.delete` event; a queued inbound note is simply withdrawn.
+   */
+  const deleteNote = async (
+    ctx: ProjectContext,
+    device: DeviceRecord,
+    file: string,
+    kind: NotefileKind,
+    noteId: string,
+    updatesBefore: number,
+  ): Promise<void> => {
+    await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
+    await recordDeletion(ctx, device, file, kind, noteId, updatesBefore);
+  };
+
+  // Delete Note.
   router.project("DELETE", `${D}/notes/:notefileID/:noteID`, "developer", async (ctx) => {
     const [device, file, kind] = await target(ctx, "write");
     const noteId = ctx.params.noteID!;
     checkNoteId(noteId);
     const before = await store.notefiles.getNote(device.uid, file, noteId);
-    await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
-    if (!kind.queue) {
-      await recordEvent(ctx, device, file, kind, "note.delete", {
-        noteId,
-        body: null,
-        payload: null,
-        updates: (before?.updates ?? 0) + 1,
-      });
-    }
+    await deleteNote(ctx, device, file, kind, noteId, before?.updates ?? 0);
     return {};
   });
 
+  /** Get DB Note: the note; `delete=true` takes it (a Delete Note, event included). */
   const getNote = async (
     ctx: ProjectContext,
     device: DeviceRecord,
@@ -160,9 +214,9 @@ export function registerNoteRoutes(router: HubRouter): void {
     noteId: string,
   ) => {
     checkNoteId(noteId);
-    const note = await store.notefiles.getNote(device.uid, file, noteId);
     const wantDeleted = ctx.query.bool("deleted", false);
-    const take = ctx.query.bool("delete", false);
+    const take = takes(ctx);
+    const note = await store.notefiles.getNote(device.uid, file, noteId);
     if (!note) {
       if (!(await store.notefiles.getNotefile(device.uid, file))) {
         throw errors.notefileMissing(`{notefile-noexist} notefile does not exist: ${file}`);
@@ -171,25 +225,21 @@ export function registerNoteRoutes(router: HubRouter): void {
     }
     if (note.deleted && !wantDeleted)
       throw errors.noteMissing(`note has been deleted: ${noteId} {note-noexist}`);
-    if (take && !note.deleted) {
-      await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
-    }
+    if (take && !note.deleted) await deleteNote(ctx, device, file, kind, noteId, note.updates);
     return noteView(note);
   };
 
   // Get DB Note.
-  router.project("GET", `${D}/notes/:notefileID/:noteID`, "viewer", async (ctx) => {
+  router.project("GET", `${D}/notes/:notefileID/:noteID`, readOrTake, async (ctx) => {
     const [device, file, kind] = await target(ctx, "read");
-    if (ctx.query.bool("delete", false) && ctx.role === "viewer")
-      throw errors.roleTooLow("developer", ctx.role);
     return getNote(ctx, device, file, kind, ctx.params.noteID!);
   });
 
+  /** The notefile's notes (with a tracker: its changes); `delete=true` takes the notes returned. */
   const changes = async (ctx: ProjectContext, device: DeviceRecord, file: string, kind: NotefileKind) => {
     const tracker = ctx.query.string("tracker") ?? null;
     if (tracker !== null) checkTracker(tracker);
-    const take = ctx.query.bool("delete", false);
-    if (take && ctx.role === "viewer") throw errors.roleTooLow("developer", ctx.role);
+    const take = takes(ctx);
     const result = await store.notefiles
       .changes(
         device.uid,
@@ -202,10 +252,16 @@ export function registerNoteRoutes(router: HubRouter): void {
           includeDeleted: ctx.query.bool("deleted", false),
           deleteReturned: take,
           tombstoneOnDelete: !kind.queue,
+          peek: ctx.readOnly,
         },
         ctx.now,
       )
       .catch(storeError);
+    if (take) {
+      for (const n of result.notes) {
+        if (!n.deleted) await recordDeletion(ctx, device, file, kind, n.noteId, n.updates);
+      }
+    }
     const out: JsonObject = {};
     if (result.changes !== undefined) out.changes = result.changes;
     out.total = result.total;
@@ -214,15 +270,17 @@ export function registerNoteRoutes(router: HubRouter): void {
   };
 
   // Get Notefile (current definition): the queued notes of a .qi, every note of a .db.
-  router.project("GET", `${D}/notes/:notefileID`, "viewer", async (ctx) => {
+  router.project("GET", `${D}/notes/:notefileID`, readOrTake, async (ctx) => {
     const [device, file, kind] = await target(ctx, "read");
     return changes(ctx, device, file, kind);
   });
 
-  // Older client: incremental changes with a tracker. The current definition reads this path as
-  // the note named "changes"; a database that has such a note gets it when no tracker argument
-  // is given.
-  router.project("GET", `${D}/notes/:notefileID/changes`, "viewer", async (ctx) => {
+  // `…/notes/{file}/changes` is two calls: the older client's incremental changes, and (current
+  // definition) Get DB Note of the note named "changes". It is the note read when the notefile is
+  // a database holding a note of that name (a tombstone included) and no tracker argument is given;
+  // otherwise the changes call. Both take with `delete=true`, so both need a developer for that:
+  // the route declares it, and `takes` checks it again wherever a note is taken.
+  router.project("GET", `${D}/notes/:notefileID/changes`, readOrTake, async (ctx) => {
     const [device, file, kind] = await target(ctx, "read");
     const trackerArgs = ["tracker", "max", "start", "stop"].some((a) => ctx.query.has(a));
     if (!trackerArgs && !kind.queue && (await store.notefiles.getNote(device.uid, file, "changes"))) {

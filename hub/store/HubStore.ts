@@ -102,7 +102,8 @@ export interface DeviceStore {
   countDevices(projectUid: string): Promise<number>;
   /**
    * Removes the device with its memberships, variables, notefiles and pending signals; with
-   * `purge` also its events, sessions and health log.
+   * `purge` also its events, sessions and health log in its project (never another project's,
+   * should the UID have been there before).
    */
   deleteDevice(uid: string, purge: boolean): Promise<void>;
   setDisabled(uid: string, disabled: boolean): Promise<void>;
@@ -141,6 +142,8 @@ export interface ChangesOptions {
   includeDeleted: boolean;
   deleteReturned: boolean;
   tombstoneOnDelete: boolean;
+  /** Answer as the query would, but change nothing: no tracker moved or deleted, no note taken (HEAD). */
+  peek?: boolean;
 }
 
 /** What a changes query returns (the module's note.changes semantics on the hub replica). */
@@ -212,20 +215,22 @@ export interface NotefileStore {
 
 export interface TelemetryStore {
   addEvent(event: EventRecord): Promise<void>;
-  /** The newest event of each notefile of the device, newest first. */
-  latestEvents(deviceUid: string): Promise<EventRecord[]>;
+  /** The newest event of each notefile of the device in this project, newest first. */
+  latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]>;
   /** Billable events of the organization's projects per UTC day in [from, to). */
   billableEventsByDay(orgUid: string, fromMs: number, toMs: number): Promise<Map<number, number>>;
   addSession(session: SessionRecord): Promise<void>;
-  /** Sessions of a device, newest first. */
+  /** Sessions of a device in this project, newest first. */
   listSessions(
+    projectUid: string,
     deviceUid: string,
     filter: { startSec?: number; endSec?: number; firstSyncOnly: boolean },
     page: Page,
   ): Promise<PageResult<SessionRecord>>;
   addHealthLog(entry: HealthLogRecord): Promise<void>;
-  /** Health log entries, newest first. */
+  /** Health log entries of a device in this project, newest first. */
   listHealthLog(
+    projectUid: string,
     deviceUid: string,
     filter: { startSec?: number; endSec?: number; types?: string[] },
   ): Promise<HealthLogRecord[]>;

@@ -200,6 +200,8 @@ export interface EventRecord {
 }
 
 export interface HealthLogRecord {
+  /** The project the device belonged to when it logged the entry. */
+  projectUid: string;
   deviceUid: string;
   whenSec: number;
   alert: boolean;

@@ -236,6 +236,7 @@ describe("devices, fleets and environment variables", () => {
       (await hub.get(hub.p(`/devices/${dev}/sessions?startDate=1767303000`))).json.sessions,
     ).toHaveLength(2);
     await hub.store.telemetry.addHealthLog({
+      projectUid: hub.projectUid,
       deviceUid: dev,
       whenSec: 1_767_300_000,
       alert: false,
@@ -243,6 +244,7 @@ describe("devices, fleets and environment variables", () => {
       type: "boot",
     });
     await hub.store.telemetry.addHealthLog({
+      projectUid: hub.projectUid,
       deviceUid: dev,
       whenSec: 1_767_300_100,
       alert: true,

@@ -12,6 +12,7 @@ import type {
 import { StoreError } from "../StoreError.js";
 import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 import type { JsonObject } from "../../../core/json.js";
+import { storedJson } from "./storedJson.js";
 
 interface DeviceRow {
   uid: string;
@@ -279,12 +280,19 @@ export class SqliteDeviceStore implements DeviceStore {
 
   async deleteDevice(uid: string, purge: boolean): Promise<void> {
     this.sql.transaction(() => {
+      const device = this.#get(uid);
+      if (!device) return;
       this.sql.run("DELETE FROM env_vars WHERE scope IN ('device', 'device_default') AND owner_uid = ?", uid);
       this.sql.run("DELETE FROM notefiles WHERE device_uid = ?", uid);
       if (purge) {
-        this.sql.run("DELETE FROM events WHERE device_uid = ?", uid);
-        this.sql.run("DELETE FROM sessions WHERE device_uid = ?", uid);
-        this.sql.run("DELETE FROM health_log WHERE device_uid = ?", uid);
+        // Telemetry is the project's: the same UID may have left history in another project.
+        for (const table of ["events", "sessions", "health_log"]) {
+          this.sql.run(
+            `DELETE FROM ${table} WHERE project_uid = ? AND device_uid = ?`,
+            device.projectUid,
+            uid,
+          );
+        }
       }
       // Tags, fleet memberships and signals cascade.
       this.sql.run("DELETE FROM devices WHERE uid = ?", uid);
@@ -364,7 +372,7 @@ export class SqliteDeviceStore implements DeviceStore {
         "SELECT seq, body, created FROM signals WHERE device_uid = ? ORDER BY seq",
         deviceUid,
       )
-      .map((r) => ({ seq: r.seq, deviceUid, body: JSON.parse(r.body) as JsonObject, created: r.created }));
+      .map((r) => ({ seq: r.seq, deviceUid, body: storedJson(r.body), created: r.created }));
   }
 
   async acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void> {

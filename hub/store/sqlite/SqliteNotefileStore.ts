@@ -1,8 +1,9 @@
 import type { ChangesOptions, ChangesResult, NotefileStore } from "../HubStore.js";
 import type { NoteRecord, NotefileRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
-import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 import type { JsonObject } from "../../../core/json.js";
+import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
+import { storedJson } from "./storedJson.js";
 
 /** Endpoint ID the hub stamps on the changes it makes (the device's is ""). */
 export const HUB_ENDPOINT = "1";
@@ -30,7 +31,7 @@ interface NotefileRow {
 
 const note = (r: NoteRow): NoteRecord => ({
   noteId: r.note_id,
-  body: parseJson<JsonObject | null>(r.body, null),
+  body: r.body === null ? null : storedJson(r.body),
   payload: r.payload,
   timeSec: r.time_sec,
   change: r.change,
@@ -340,7 +341,9 @@ export class SqliteNotefileStore implements NotefileStore {
         // A short batch reached the end: the tracker moves past everything, skipped tombstones too.
         const complete = limit < 0 || batch.length < limit;
         const next = complete ? nf.nextChange : batch[batch.length - 1]!.change + 1;
-        if (options.stop) {
+        if (options.peek) {
+          // A look only: the tracker stays where it was.
+        } else if (options.stop) {
           this.sql.run(
             "DELETE FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
             deviceUid,
@@ -365,7 +368,7 @@ export class SqliteNotefileStore implements NotefileStore {
           int(options.includeDeleted),
         )!.n;
       }
-      if (options.deleteReturned) {
+      if (options.deleteReturned && !options.peek) {
         for (const n of batch) {
           if (!n.deleted) this.#delete(deviceUid, fileId, n.noteId, now, options.tombstoneOnDelete);
         }

@@ -1,7 +1,7 @@
 import type { TelemetryStore } from "../HubStore.js";
 import type { EventRecord, HealthLogRecord, Page, PageResult, SessionRecord } from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
-import type { JsonObject } from "../../../core/json.js";
+import { storedJson } from "./storedJson.js";
 
 /** Notefiles whose events the service does not bill (spec: UsageEventsData platform events). */
 const PLATFORM_FILES = ["_log", "_session", "_health", "_geolocate"];
@@ -42,7 +42,7 @@ const event = (r: EventRow): EventRecord => ({
   file: r.file,
   received: r.received,
   whenSec: r.captured,
-  data: JSON.parse(r.data) as JsonObject,
+  data: storedJson(r.data),
 });
 
 const session = (r: SessionRow): SessionRecord => ({
@@ -52,7 +52,7 @@ const session = (r: SessionRow): SessionRecord => ({
   beganSec: r.began,
   endedSec: r.ended,
   firstSync: bool(r.first_sync),
-  data: JSON.parse(r.data) as JsonObject,
+  data: storedJson(r.data),
 });
 
 export class SqliteTelemetryStore implements TelemetryStore {
@@ -74,13 +74,15 @@ export class SqliteTelemetryStore implements TelemetryStore {
     );
   }
 
-  async latestEvents(deviceUid: string): Promise<EventRecord[]> {
+  async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {
     return this.sql
       .all<EventRow>(
-        `SELECT e.* FROM events e WHERE e.device_uid = ? AND e.uid = (
-           SELECT e2.uid FROM events e2 WHERE e2.device_uid = e.device_uid AND e2.file = e.file
+        `SELECT e.* FROM events e WHERE e.project_uid = ? AND e.device_uid = ? AND e.uid = (
+           SELECT e2.uid FROM events e2 WHERE e2.project_uid = e.project_uid AND e2.device_uid = e.device_uid
+             AND e2.file = e.file
            ORDER BY e2.received DESC, e2.uid DESC LIMIT 1)
          ORDER BY e.received DESC, e.uid`,
+        projectUid,
         deviceUid,
       )
       .map(event);
@@ -114,13 +116,16 @@ export class SqliteTelemetryStore implements TelemetryStore {
   }
 
   async listSessions(
+    projectUid: string,
     deviceUid: string,
     filter: { startSec?: number; endSec?: number; firstSyncOnly: boolean },
     page: Page,
   ): Promise<PageResult<SessionRecord>> {
     const rows = this.sql.all<SessionRow>(
-      `SELECT * FROM sessions WHERE device_uid = ? AND began >= ? AND began <= ? AND (first_sync = 1 OR ? = 0)
+      `SELECT * FROM sessions WHERE project_uid = ? AND device_uid = ? AND began >= ? AND began <= ?
+        AND (first_sync = 1 OR ? = 0)
        ORDER BY began DESC, uid LIMIT ? OFFSET ?`,
+      projectUid,
       deviceUid,
       filter.startSec ?? Number.MIN_SAFE_INTEGER,
       filter.endSec ?? Number.MAX_SAFE_INTEGER,
@@ -133,7 +138,8 @@ export class SqliteTelemetryStore implements TelemetryStore {
 
   async addHealthLog(entry: HealthLogRecord): Promise<void> {
     this.sql.run(
-      "INSERT INTO health_log (device_uid, when_sec, alert, text, type) VALUES (?, ?, ?, ?, ?)",
+      "INSERT INTO health_log (project_uid, device_uid, when_sec, alert, text, type) VALUES (?, ?, ?, ?, ?, ?)",
+      entry.projectUid,
       entry.deviceUid,
       entry.whenSec,
       int(entry.alert),
@@ -143,20 +149,24 @@ export class SqliteTelemetryStore implements TelemetryStore {
   }
 
   async listHealthLog(
+    projectUid: string,
     deviceUid: string,
     filter: { startSec?: number; endSec?: number; types?: string[] },
   ): Promise<HealthLogRecord[]> {
     const types = filter.types && filter.types.length > 0 ? filter.types : null;
     const rows = this.sql.all<{ when_sec: number; alert: number; text: string; type: string }>(
-      `SELECT when_sec, alert, text, type FROM health_log WHERE device_uid = ? AND when_sec >= ? AND when_sec <= ?
+      `SELECT when_sec, alert, text, type FROM health_log
+       WHERE project_uid = ? AND device_uid = ? AND when_sec >= ? AND when_sec <= ?
        ${types ? `AND type IN (${types.map(() => "?").join(", ")})` : ""}
        ORDER BY when_sec DESC, id DESC`,
+      projectUid,
       deviceUid,
       filter.startSec ?? Number.MIN_SAFE_INTEGER,
       filter.endSec ?? Number.MAX_SAFE_INTEGER,
       ...(types ?? []),
     );
     return rows.map((r) => ({
+      projectUid,
       deviceUid,
       whenSec: r.when_sec,
       alert: bool(r.alert),

@@ -247,4 +247,34 @@ export const migrations: readonly string[] = [
     created_by TEXT NOT NULL
   );
   `,
+
+  // 2: telemetry belongs to the project that owned the device, not to the DeviceUID alone (a UID
+  // deleted from one project and provisioned in another must not bring its past along). Events
+  // and sessions already record their project; the health log learns it here. An entry is kept
+  // only when its device still exists and logged it since joining its current project: anything
+  // older may be a previous life of the UID in another project, cannot be attributed, and is
+  // dropped.
+  `
+  CREATE TABLE health_log_scoped (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_uid TEXT NOT NULL,
+    device_uid TEXT NOT NULL,
+    when_sec INTEGER NOT NULL,
+    alert INTEGER NOT NULL,
+    text TEXT NOT NULL,
+    type TEXT NOT NULL
+  );
+  INSERT INTO health_log_scoped (id, project_uid, device_uid, when_sec, alert, text, type)
+    SELECT h.id, d.project_uid, h.device_uid, h.when_sec, h.alert, h.text, h.type
+    FROM health_log h JOIN devices d ON d.uid = h.device_uid
+    WHERE h.when_sec * 1000 >= d.provisioned;
+  DROP TABLE health_log;
+  ALTER TABLE health_log_scoped RENAME TO health_log;
+  CREATE INDEX health_log_device ON health_log(project_uid, device_uid, when_sec);
+
+  DROP INDEX sessions_device;
+  CREATE INDEX sessions_device ON sessions(project_uid, device_uid, began);
+  DROP INDEX events_device_file;
+  CREATE INDEX events_device_file ON events(project_uid, device_uid, file, received);
+  `,
 ];

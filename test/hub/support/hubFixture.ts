@@ -159,6 +159,14 @@ export class TestHub {
     });
   }
 
+  /**
+   * Runs SQL on the hub's database behind the store's back: for rows no API would write (what an
+   * older hub stored, a damaged row).
+   */
+  rawSql(sql: string, ...params: unknown[]): void {
+    this.store.notefiles["sql"].run(sql, ...params);
+  }
+
   async request(method: string, url: string, options: RequestOptions = {}): Promise<HubResponse> {
     const as = options.as === undefined ? "owner" : options.as;
     const headers: Record<string, string> = { ...options.headers };
