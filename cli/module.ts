@@ -6,7 +6,7 @@ import { boardNamed, boards } from "../boards/boards.js";
 import { buildBoard, type BoardRig } from "../boards/buildBoard.js";
 import { parseI2cBackend } from "../boards/parseI2cBackend.js";
 import { I2cTarget } from "../firmware/host/I2cTarget.js";
-import { Module } from "../firmware/Module.js";
+import type { Module } from "../firmware/Module.js";
 import { SimError } from "../firmware/SimError.js";
 import type { Variant } from "../firmware/Variant.js";
 import type { I2cTargetBackend } from "../hil/i2c/I2cTargetBackend.js";
@@ -18,7 +18,9 @@ import { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { SimUart } from "../hil/links/SimUart.js";
 import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
 import { pinoModuleLog } from "../hil/PinoModuleLog.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
+import { WebCryptoCrypto } from "../runtime/WebCryptoCrypto.js";
 import { addFlashOptions, flashDirectory, openModuleStore, type FlashOptions } from "./flash.js";
 import { createLogger, parseHostPort, parseInteger, parseVariant, randomFor } from "./options.js";
 import { onShutdown } from "./shutdown.js";
@@ -46,6 +48,7 @@ export const DEFAULT_MODULE_TCP = "127.0.0.1:9600";
 /** A running module and the links it serves; `up` reuses it. */
 export interface RunningModule {
   readonly module: Module;
+  readonly simulated: SimulatedModule;
   readonly tcp: ModuleLinkServer;
   readonly pty?: PtyBridge;
   readonly serial?: SerialDeviceServer;
@@ -152,11 +155,13 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       closers.push(() => claimed.close());
     }
     const store = await openModuleStore(options);
-    const module = await Module.boot({
+    const simulated = await SimulatedModule.boot({
       clock,
-      random: randomFor(options.seed),
-      store,
-      variant: options.sku,
+      random: () => randomFor(options.seed),
+      // Keys from the operating system, unless the run is seeded to be repeatable.
+      ...(options.seed === undefined ? { crypto: new WebCryptoCrypto() } : { seed: options.seed }),
+      flash: { store },
+      ...(options.sku ? { variant: options.sku } : {}),
       log: pinoModuleLog(logger),
       timeKnown: options.timeKnown,
       maxRequestBytes: options.maxRequest,
@@ -167,7 +172,8 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       await store.close().catch(() => undefined);
       throw error;
     });
-    closers.push(() => module.close()); // lets go of the flash (and its lock)
+    const module = simulated.module;
+    closers.push(() => simulated.close()); // lets go of the flash (and its lock)
     // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
     // the TCP port stays a plain line protocol for tools.
     const rx: SimUartReceiverOptions | false =
@@ -212,7 +218,17 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       i2c = backend;
       closers.push(() => backend.close());
     }
-    return { module, tcp, pty, serial, board: rig, i2c, flash: flashDirectory(options), close: closeAll };
+    return {
+      module,
+      simulated,
+      tcp,
+      pty,
+      serial,
+      board: rig,
+      i2c,
+      flash: flashDirectory(options),
+      close: closeAll,
+    };
   } catch (error) {
     await closeAll();
     throw error;

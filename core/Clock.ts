@@ -12,3 +12,11 @@ export interface Clock {
   setTimer(callback: () => void, ms: number): TimerHandle;
   clearTimer(handle: TimerHandle): void;
 }
+
+/** Resolves after `ms` on `clock` (virtual or real); at once (next microtask) for `ms <= 0`. */
+export function sleep(clock: Clock, ms: number): Promise<void> {
+  return new Promise((resolve) => {
+    if (ms <= 0) void Promise.resolve().then(resolve);
+    else clock.setTimer(resolve, ms);
+  });
+}

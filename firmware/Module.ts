@@ -22,6 +22,10 @@ import { allRequests } from "./requests/index.js";
 import type { KvStore, RecoveryReport } from "./storage/KvStore.js";
 import { Notebox } from "./storage/Notebox.js";
 import { WriterQueue, type Turn } from "./WriterQueue.js";
+import type { Crypto } from "../core/Crypto.js";
+import { SeededCrypto } from "../core/SeededCrypto.js";
+import { unconnectedHubLink, type HubLink } from "./radio/HubLink.js";
+import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js";
 import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
@@ -55,6 +59,12 @@ export interface ModuleOptions {
   readonly binaryMax?: number;
   /** The ATTN output toward the host (a GPIO line on a rig); unconnected by default. */
   readonly attnPin?: AttnPin;
+  /** Coverage and signal (good LTE coverage by default). */
+  readonly radio?: RadioConditions;
+  /** The connection to the hub (none by default: the module cannot sync). */
+  readonly hubLink?: HubLink;
+  /** Key pairs and signatures for the module's identity (seeded from `random` by default). */
+  readonly crypto?: Crypto;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -76,6 +86,9 @@ export class Module implements ModuleContext {
   readonly random: Random;
   readonly variant: Variant;
   readonly power: PowerSource;
+  readonly radio: RadioConditions;
+  readonly hubLink: HubLink;
+  readonly crypto: Crypto;
   readonly log: ModuleLog;
   readonly dispatcher: RequestDispatcher;
   readonly #options: ModuleOptions;
@@ -109,6 +122,9 @@ export class Module implements ModuleContext {
       );
     this.variant = resolved;
     this.power = options.power ?? new SimPowerSource();
+    this.radio = options.radio ?? steadyRadio;
+    this.hubLink = options.hubLink ?? unconnectedHubLink;
+    this.crypto = options.crypto ?? new SeededCrypto(options.random);
     this.log = options.log ?? silentLog;
     this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.dispatcher = sharedDispatcher ??= new RequestDispatcher(allRequests);
@@ -443,6 +459,9 @@ export class Module implements ModuleContext {
     await this.#boot();
   }
 }
+
+/** Coverage that never changes, for a module given no radio. */
+const steadyRadio: RadioConditions = { state: () => GOOD_COVERAGE, onChange: () => () => undefined };
 
 /**
  * The module's parser error for a line that is not JSON: a request cut short names the last

@@ -7,6 +7,9 @@ import type { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { Random } from "../core/Random.js";
 import type { Notebox } from "./storage/Notebox.js";
 import type { Variant } from "./Variant.js";
+import type { Crypto } from "../core/Crypto.js";
+import type { HubLink } from "./radio/HubLink.js";
+import type { RadioConditions } from "./radio/RadioConditions.js";
 
 /** What request handlers see of the module they run in. */
 export interface ModuleContext {
@@ -15,6 +18,9 @@ export interface ModuleContext {
   readonly notebox: Notebox;
   readonly variant: Variant;
   readonly power: PowerSource;
+  readonly radio: RadioConditions;
+  readonly hubLink: HubLink;
+  readonly crypto: Crypto;
   readonly log: ModuleLog;
   /** The supply's history since boot, read through `power` (firmware/power/VoltagePolicy.ts). */
   readonly voltage: VoltageMonitor;

@@ -2,59 +2,39 @@ import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "../core/Clock.js";
-import type { LineHandler } from "../firmware/host/SerialSession.js";
-import { Module } from "../firmware/Module.js";
-import { MemoryLog, type ModuleLog } from "../firmware/ModuleLog.js";
-import { SimPowerSource } from "../firmware/PowerSource.js";
-import { SeededRandom } from "../core/SeededRandom.js";
-import type { KvStore } from "../firmware/storage/KvStore.js";
-import { FlashKvStore, type FlashKvStoreOptions } from "../firmware/storage/flash/FlashKvStore.js";
-import { PowerLossFlashFs, type PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
-import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import { sleep } from "./host/sleep.js";
-import type { VariantName } from "../firmware/Variant.js";
-import { LinkCapture } from "../hil/capture/LinkCapture.js";
-import { FakeClock } from "../runtime/FakeClock.js";
-import { buildBoard, type BoardRig, type BoardRigOptions } from "../boards/buildBoard.js";
+import type { JsonObject } from "../core/json.js";
 import type { BoardDefinition } from "../boards/BoardDefinition.js";
 import { boardNamed } from "../boards/boards.js";
-import type { AttnPin } from "../firmware/attn/AttnPin.js";
-import { I2cHostTransport } from "./host/I2cHostTransport.js";
-import type { HostTransport } from "./host/HostTransport.js";
-import { NoteCHost, type HostEvent } from "./host/NoteCHost.js";
-import { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";
-import { SerialHostTransport } from "./host/SerialHostTransport.js";
-import type { LinkImpairmentSpec } from "../hil/impair/Impairments.js";
+import { buildBoard, type BoardRig, type BoardRigOptions } from "../boards/buildBoard.js";
+import type { Module } from "../firmware/Module.js";
+import { MemoryLog, type ModuleLog } from "../firmware/ModuleLog.js";
+import { SimPowerSource } from "../firmware/PowerSource.js";
+import { SimRadioConditions } from "../firmware/radio/RadioConditions.js";
+import type { FlashKvStoreOptions } from "../firmware/storage/flash/FlashKvStore.js";
+import type { PowerLossFlashFs, PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
+import type { KvStore } from "../firmware/storage/KvStore.js";
+import type { VariantName } from "../firmware/Variant.js";
+import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { ByteLink } from "../hil/links/ByteLink.js";
-import { MemoryLink } from "../hil/links/MemoryLink.js";
-import { SerialPortLink } from "../hil/links/SerialPortLink.js";
-import { SimUart } from "../hil/links/SimUart.js";
-import type { SimUartReceiverOptions, UartOverflow } from "../hil/links/SimUartReceiver.js";
+import type { SimUart } from "../hil/links/SimUart.js";
+import type { UartOverflow } from "../hil/links/SimUartReceiver.js";
+import { FakeClock } from "../runtime/FakeClock.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";
-import { ScenarioHost } from "./ScenarioHost.js";
+import { scenarioCapture } from "./scenarioCapture.js";
+import { ScenarioAttn } from "./ScenarioAttn.js";
+import type { ScenarioHost } from "./ScenarioHost.js";
+import { attachNoteCHost, type NoteCHostOptions } from "./ScenarioHost.js";
 import { ScenarioI2c, type ScenarioI2cOptions } from "./ScenarioI2c.js";
+import { ScenarioPower } from "./ScenarioPower.js";
 import { ScenarioRadio } from "./ScenarioRadio.js";
+import { ScenarioSerial, type ScenarioSerialOptions } from "./ScenarioSerial.js";
 import { ScenarioWorld } from "./ScenarioWorld.js";
-import { pacingViolations, WireLines, type PacingRule, type WireLine } from "./SegmentPacing.js";
+import { pacingViolations, type PacingRule, type WireLine } from "./SegmentPacing.js";
 import { RealTimeDriver, VirtualTimeDriver, type TimeDriver } from "./TimeDriver.js";
-import type { JsonObject } from "../core/json.js";
 
-export interface ScenarioSerialOptions {
-  /** The link's name in captures and reports (default `serial`). */
-  readonly name?: string;
-  /** Line rate: bytes in both directions take their wire time on the scenario's clock. */
-  readonly baud?: number;
-  /** The module's receive buffer (1500 bytes by default); `false` for none. */
-  readonly rx?: SimUartReceiverOptions | false;
-  /** Impairments on the link (seeded by the scenario's seed). */
-  readonly impair?: LinkImpairmentSpec;
-  /**
-   * A real serial device (`/dev/ttyAMA0@9600`, `/dev/ttyGS0`) with a real host MCU on its other
-   * end: the scenario runs on real time, and the host is whatever is wired there.
-   */
-  readonly device?: string;
-}
+export type { ScenarioSerialOptions } from "./ScenarioSerial.js";
 
 export interface ScenarioOptions {
   /** Seeds the module's identity and randomness and every impairment (default 1). */
@@ -90,7 +70,7 @@ export interface ScenarioOptions {
    * host is the MCU wired to them). `boardOptions` are passed to buildBoard.
    */
   readonly board?: string | BoardDefinition;
-  readonly boardOptions?: BoardRigOptions;
+  readonly boardOptions?: Omit<BoardRigOptions, "clock">;
 }
 
 /** A scenario ended with traffic or events nobody expected, or something still in flight. */
@@ -111,11 +91,12 @@ export class ScenarioFailure extends Error {
 const DEFAULT_CLOCK_START = Date.UTC(2026, 0, 1);
 
 /**
- * A hardware-in-the-loop scenario on the module's clock, for vitest: a module (in-process), the
- * serial link to its host (in memory with wire timing, impairments and the finite receive buffer,
- * or a real device), a host (the note-c emulator, or a real MCU), the module's world, a capture
- * of everything, and expectations with deadlines. `finish()` fails if anything the host sent
- * was not expected, or if traffic is still in flight.
+ * A hardware-in-the-loop scenario on the module's clock, for vitest: a simulated module
+ * (runtime/SimulatedModule), its serial link to the host (ScenarioSerial: in memory with wire
+ * timing, impairments and the finite receive buffer, or a real device), optionally I2C
+ * (ScenarioI2c), a host (the note-c emulator, or a real MCU), the module's world (ScenarioWorld),
+ * its power (ScenarioPower), a capture of everything, and expectations with deadlines.
+ * `finish()` fails if anything the host sent was not expected, or if traffic is still in flight.
  *
  * On virtual time nothing moves unless the test waits through the scenario (`run`, `advance`,
  * the expectations, the host's calls), so await everything through it.
@@ -130,52 +111,28 @@ export class Scenario {
   readonly radio: ScenarioRadio;
   readonly log: ModuleLog;
   readonly seed: number | string;
-  /** Overflow episodes of the module's receive buffer: every loss, grouped by episode. */
-  readonly overflows: UartOverflow[][] = [];
+  readonly serial: ScenarioSerial;
   readonly #options: ScenarioOptions;
-  readonly #store: KvStore | undefined;
-  readonly #flashFs: PowerLossFlashFs | undefined;
-  /** The flash store of the module now running; `dead` once its power went. */
-  #flashGate: { dead: boolean } | undefined;
-  #powerLossMode: PowerLossMode = "drop-unsynced";
-  #powerOffMs = 0;
-  #powerLosses = 0;
-  #powerLossWaiters: (() => void)[] = [];
-  #restoring: Promise<void> | undefined;
-  readonly #serial: ScenarioSerialOptions;
-  readonly #linkName: string;
   readonly #timeoutMs: number;
-  readonly #wire: WireLines;
-  readonly #capturePath: string | undefined;
   readonly #start: number;
-  #module!: Module;
-  #uart!: SimUart;
-  #hostLink: MemoryLink | undefined;
-  #moduleLink!: ByteLink;
+  readonly #board: BoardDefinition | undefined;
+  readonly #attn: ScenarioAttn;
+  #sim!: SimulatedModule;
+  #power!: ScenarioPower;
   #i2c: ScenarioI2c | undefined;
   #rig: BoardRig | undefined;
-  readonly #board: BoardDefinition | undefined;
-  readonly #attnListeners: ((high: boolean) => void)[] = [];
-  #attnLevel = true;
-  #attnEdges: { t: number; high: boolean }[] = [];
   #host: ScenarioHost | undefined;
-  #generation = 0;
-  #boots = 0;
-  #overflowsExpected = 0;
-  #overflowWaiters: ((o: UartOverflow[]) => void)[] = [];
   #closed = false;
 
   private constructor(options: ScenarioOptions) {
     this.#options = options;
     this.seed = options.seed ?? 1;
-    this.#serial = options.serial ?? {};
-    this.#linkName = this.#serial.name ?? "serial";
     this.#timeoutMs = options.timeoutMs ?? 10_000;
     const board = typeof options.board === "string" ? boardNamed(options.board) : options.board;
     if (options.board !== undefined && !board) throw new Error(`unknown board ${String(options.board)}`);
     this.#board = board;
     // A real board, or a real serial device, means real hardware on the other end: real time.
-    if (this.#serial.device || (board && board.name !== "virtual")) {
+    if (options.serial?.device || (board && board.name !== "virtual")) {
       this.clock = new SystemClock();
       this.driver = new RealTimeDriver(this.clock);
     } else {
@@ -184,62 +141,27 @@ export class Scenario {
       this.driver = new VirtualTimeDriver(fake);
     }
     this.#start = this.clock.now();
-    if (options.flash && !options.store) {
-      this.#flashFs = new PowerLossFlashFs();
-      this.#store = undefined;
-    } else {
-      this.#flashFs = undefined;
-      this.#store = options.store ?? new MemoryKvStore({ capacity: options.flashCapacity });
-    }
     this.log = options.log ?? new MemoryLog();
     this.traffic = new HostTraffic(this.clock);
-    this.radio = new ScenarioRadio(this.clock);
-    this.#wire = new WireLines(this.#linkName);
-    this.#capturePath = typeof options.capture === "string" ? options.capture : undefined;
-    this.capture = options.capture
-      ? new LinkCapture(this.clock, {
-          module: {
-            seed: this.seed,
-            variant: options.variant ?? "cell",
-            timeKnown: options.timeKnown ?? false,
-            ...(options.flash && !options.store ? { flash: options.flash } : {}),
-          },
-          links: {
-            [this.#linkName]: {
-              kind: "serial",
-              ...(this.#serial.baud ? { baud: this.#serial.baud } : {}),
-              rx: this.#serial.rx ?? {},
-              ...(this.#serial.impair ? { impair: this.#serial.impair } : {}),
-              ...(this.#serial.device ? { device: this.#serial.device } : {}),
-            },
-            ...(options.i2c
-              ? {
-                  i2c: {
-                    kind: "i2c",
-                    profile:
-                      typeof options.i2c.profile === "object"
-                        ? options.i2c.profile.name
-                        : (options.i2c.profile ?? "ideal"),
-                    address: options.i2c.address ?? 0x17,
-                    ...(options.i2c.impair ? { impair: options.i2c.impair } : {}),
-                  },
-                }
-              : {}),
-          },
-          ...(board ? { board: board.name } : {}),
-        })
-      : undefined;
-    if (this.#capturePath) this.capture!.streamTo(this.#capturePath);
-    const moduleNow = () => this.#module;
+    this.radio = new ScenarioRadio(new SimRadioConditions(this.clock));
+    const linkName = options.serial?.name ?? "serial";
+    this.capture = scenarioCapture(options, this.clock, this.seed, linkName, board?.name);
+    this.serial = new ScenarioSerial({
+      serial: options.serial ?? {},
+      clock: this.clock,
+      seed: this.seed,
+      capture: this.capture,
+      log: this.log,
+      elapsed: () => this.elapsed(),
+    });
+    this.#attn = new ScenarioAttn(() => this.elapsed(), this.capture);
     this.world = new ScenarioWorld({
-      get module() {
-        return moduleNow();
-      },
+      module: () => this.#sim.module,
       power: this.power,
       radio: this.radio,
       traffic: this.traffic,
       capture: this.capture,
-      powerCycle: () => this.#powerCycle(),
+      powerCycle: () => this.#power.cycle(),
       cutPower: (mode, offMs) => this.cutPower(mode, offMs),
       armPowerLoss: (step, mode, offMs) => this.armPowerLoss(step, mode, offMs),
     });
@@ -268,20 +190,37 @@ export class Scenario {
           : {}),
       });
     }
-    await this.#boot();
+    this.#sim = await SimulatedModule.boot({
+      clock: this.clock,
+      seed: this.seed,
+      variant: options.variant ?? "cell",
+      flash:
+        options.flash && !options.store
+          ? { powerLoss: typeof options.flash === "object" ? options.flash : {} }
+          : options.store
+            ? { store: options.store }
+            : { memory: { capacity: options.flashCapacity } },
+      power: this.power,
+      radio: this.radio.conditions,
+      log: this.log,
+      timeKnown: options.timeKnown ?? false,
+      attnPin: this.#attn.pin(this.#rig?.attnPin),
+    });
+    this.#power = new ScenarioPower(this.#sim, {
+      capture: this.capture,
+      linkName: this.serial.name,
+      down: () => this.serial.detach(),
+      up: () => {
+        this.serial.attach();
+        this.#i2c?.replaceTarget(this.#moduleHandler("i2c"));
+      },
+    });
     const device =
-      this.#serial.device ??
+      options.serial?.device ??
       (this.#rig?.serial ? `${this.#rig.serial.path}@${this.#rig.serial.baudRate}` : undefined);
-    if (device) {
-      this.#moduleLink = await SerialPortLink.open(device);
-    } else {
-      const [host, module] = MemoryLink.pair();
-      this.#hostLink = host;
-      this.#moduleLink = module;
-    }
-    this.#attachUart();
+    await this.serial.connect(device, () => this.#moduleHandler(this.serial.name));
     if (options.i2c || this.#rig?.i2c) {
-      this.#i2c = await ScenarioI2c.attach(this.traffic.wrap(this.#moduleHandler(), "i2c"), {
+      this.#i2c = await ScenarioI2c.attach(this.#moduleHandler("i2c"), {
         clock: this.clock,
         options: options.i2c ?? {},
         ...(this.#rig?.i2c ? { backend: this.#rig.i2c } : {}),
@@ -291,19 +230,29 @@ export class Scenario {
     }
   }
 
+  /** The module as it is now, for a link: host traffic is recorded, a dead module never answers. */
+  #moduleHandler(link: string) {
+    return this.traffic.wrap(this.#sim.lineHandler(), link);
+  }
+
   /** The module as it is now (a power cycle replaces it). */
   get module(): Module {
-    return this.#module;
+    return this.#sim.module;
+  }
+
+  /** The simulated module: its flash, power, radio and lifecycle. */
+  get simulated(): SimulatedModule {
+    return this.#sim;
   }
 
   /** The module's serial port. */
   get uart(): SimUart {
-    return this.#uart;
+    return this.serial.uart;
   }
 
   /** The host's end of the in-memory serial link (absent on a real device). */
   get hostLink(): ByteLink | undefined {
-    return this.#hostLink;
+    return this.serial.hostLink;
   }
 
   /** The module's I2C link, when the scenario has one. */
@@ -316,30 +265,27 @@ export class Scenario {
     return this.#rig;
   }
 
+  /** Overflow episodes of the module's receive buffer: every loss, grouped by episode. */
+  get overflows(): readonly UartOverflow[][] {
+    return this.serial.overflows;
+  }
+
   /** The level of the module's ATTN output now (HIGH until something arms it). */
   get attn(): boolean {
-    return this.#attnLevel;
+    return this.#attn.level;
   }
 
   /** Every ATTN change: ms since the start, and the new level. */
   get attnEdges(): readonly { t: number; high: boolean }[] {
-    return this.#attnEdges;
+    return this.#attn.edges;
   }
 
   /** Waits for ATTN to be at `high` (now or later). */
   expectAttn(high: boolean, options: { timeout?: number } = {}): Promise<void> {
-    if (this.#attnLevel === high) return Promise.resolve();
-    return this.run(
-      new Promise<void>((resolve) => {
-        const listener = (level: boolean) => {
-          if (level !== high) return;
-          this.#attnListeners.splice(this.#attnListeners.indexOf(listener), 1);
-          resolve();
-        };
-        this.#attnListeners.push(listener);
-      }),
-      { timeout: options.timeout, what: `ATTN to go ${high ? "HIGH" : "LOW"}` },
-    );
+    return this.run(this.#attn.when(high), {
+      timeout: options.timeout,
+      what: `ATTN to go ${high ? "HIGH" : "LOW"}`,
+    });
   }
 
   /** The attached note-c host emulator, if any. */
@@ -349,7 +295,7 @@ export class Scenario {
 
   /** Lines as they arrived on the wire, with their bursts (see `expectPacedSegments`). */
   get wireLines(): readonly WireLine[] {
-    return this.#wire.lines;
+    return this.serial.wireLines;
   }
 
   /** Milliseconds of scenario time since it started. */
@@ -357,200 +303,31 @@ export class Scenario {
     return this.clock.now() - this.#start;
   }
 
-  async #boot(): Promise<void> {
-    this.#module = await Module.boot({
-      clock: this.clock,
-      // Each boot draws fresh randomness, repeatably; the identity stays in flash.
-      random: new SeededRandom(this.#boots === 0 ? this.seed : `${this.seed}/boot${this.#boots}`),
-      store: this.#store ?? this.#flashStore(),
-      variant: this.#options.variant ?? "cell",
-      power: this.power,
-      log: this.log,
-      timeKnown: this.#options.timeKnown ?? false,
-      attnPin: this.#attnPin(),
-    });
-    this.#boots++;
-  }
-
-  /** The module's ATTN output: the board's GPIO line if any, watched by the scenario. */
-  #attnPin(): AttnPin {
-    const pin = this.#rig?.attnPin;
-    return {
-      write: (high) => {
-        pin?.write(high);
-        if (high === this.#attnLevel) return;
-        this.#attnLevel = high;
-        this.#attnEdges.push({ t: this.elapsed(), high });
-        this.capture?.record("attn", "m2h", "event", undefined, { attn: high ? "high" : "low" });
-        for (const l of [...this.#attnListeners]) l(high);
-      },
-    };
-  }
-
-  /** The current module as a line handler; a module that lost power never answers. */
-  #moduleHandler(): LineHandler {
-    const generation = this.#generation;
-    return {
-      handleLine: async (line) => {
-        const reply = await this.#module.handleLine(line);
-        if (this.#flashFs && !this.#flashFs.powered) this.#powerLost();
-        return generation === this.#generation ? reply : undefined;
-      },
-      handleLineReply: async (line) => {
-        const reply = await this.#module.handleLineReply(line);
-        if (this.#flashFs && !this.#flashFs.powered) this.#powerLost();
-        return generation === this.#generation ? reply : undefined;
-      },
-      handleOverflow: async (length) => {
-        const reply = await this.#module.handleOverflow(length);
-        return generation === this.#generation ? reply : undefined;
-      },
-    };
-  }
-
-  #attachUart(): void {
-    const module = this.#moduleHandler();
-    this.#uart = SimUart.attach(this.traffic.wrap(module, this.#linkName), this.#moduleLink, {
-      clock: this.clock,
-      baud: this.#serial.baud,
-      rx: this.#serial.rx,
-      impair: this.#serial.impair,
-      seed: this.seed,
-      capture: this.capture,
-      name: this.#linkName,
-      onWire: (bytes) => this.#wire.push(this.elapsed(), bytes),
-    });
-    let episodes = 0;
-    this.#uart.receiver?.onOverflow((overflow) => {
-      this.log.warn("serial receive buffer overflow", {
-        lost: overflow.bytes.length,
-        position: overflow.position,
-        episode: overflow.episode,
-      });
-      if (overflow.episode === episodes) {
-        this.overflows.at(-1)!.push(overflow);
-        return;
-      }
-      episodes = overflow.episode;
-      const episode = [overflow];
-      this.overflows.push(episode);
-      const waiter = this.#overflowWaiters.shift();
-      if (waiter) {
-        this.#overflowsExpected++;
-        waiter(episode);
-      }
-    });
-  }
-
-  async #powerCycle(): Promise<void> {
-    this.#generation++;
-    this.#uart.detach();
-    this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, { event: "power-off" });
-    // A clean power cycle: what was committed is on the flash; the module lets go of it.
-    if (this.#flashFs) await this.#module.close();
-    await this.#boot();
-    this.#attachUart();
-    this.#i2c?.replaceTarget(this.traffic.wrap(this.#moduleHandler(), "i2c"));
-  }
-
-  /** A FlashKvStore on the power-loss flash for one boot, watching for the power going. */
-  #flashStore(): KvStore {
-    const fs = this.#flashFs!;
-    const options = typeof this.#options.flash === "object" ? this.#options.flash : {};
-    const store = new FlashKvStore(fs, options);
-    const gate = { dead: false };
-    this.#flashGate = gate;
-    return {
-      open: () => store.open(),
-      usage: () => store.usage(),
-      // A module whose power went cannot close its files; the next boot reopens the flash.
-      close: () => (gate.dead ? Promise.resolve() : store.close()),
-      commit: async (ops) => {
-        try {
-          await store.commit(ops);
-        } finally {
-          if (!fs.powered) this.#powerLost();
-        }
-      },
-    };
-  }
-
   /** The flash, when the scenario runs the module on the power-loss flash (`flash: true`). */
   get flash(): PowerLossFlashFs | undefined {
-    return this.#flashFs;
+    return this.#sim.flash;
   }
 
   /** How many times the module lost power (`world.powerLoss`, `world.powerLossAt`). */
   get powerLosses(): number {
-    return this.#powerLosses;
+    return this.#power.losses;
   }
 
   /** @internal world: cuts the power now and waits for the module to be back. */
-  async cutPower(mode: PowerLossMode, offMs: number): Promise<void> {
-    if (!this.#flashFs)
-      throw new Error("a power loss needs the power-loss flash: Scenario.start({ flash: true })");
-    this.#powerLossMode = mode;
-    this.#powerOffMs = offMs;
-    this.#flashFs.powerFail();
-    this.#powerLost();
-    await this.#restoring;
+  cutPower(mode: PowerLossMode, offMs: number): Promise<void> {
+    return this.#power.cut(mode, offMs);
   }
 
   /** @internal world: the power goes at the `step`-th flash write from now. */
   armPowerLoss(step: number, mode: PowerLossMode, offMs: number): void {
-    if (!this.#flashFs)
-      throw new Error("a power loss needs the power-loss flash: Scenario.start({ flash: true })");
-    if (!Number.isSafeInteger(step) || step < 1)
-      throw new Error(`powerLossAt step must be >= 1, got ${step}`);
-    this.#powerLossMode = mode;
-    this.#powerOffMs = offMs;
-    this.#flashFs.failAtStep(this.#flashFs.steps + step);
+    this.#power.arm(step, mode, offMs);
   }
 
   /** Waits until the module lost power and is running again (after `world.powerLossAt`). */
   expectPowerLoss(options: { timeout?: number } = {}): Promise<void> {
-    const seen = this.#powerLosses;
-    return this.run(
-      new Promise<void>((resolve) => {
-        const check = () =>
-          this.#powerLosses > seen && !this.#restoring ? resolve() : this.#powerLossWaiters.push(check);
-        check();
-      }),
-      { timeout: options.timeout, what: "the module to lose power and boot again" },
-    );
-  }
-
-  /**
-   * The power went (between requests, or in the middle of a flash write): the module never
-   * answers what it was doing, its UART and RAM are gone; after the off time the flash powers up
-   * keeping what the mode says survived, and the module boots on it and recovers.
-   */
-  #powerLost(): void {
-    const gate = this.#flashGate;
-    if (!gate || gate.dead) return;
-    gate.dead = true;
-    this.#powerLosses++;
-    this.#generation++;
-    this.#uart.detach();
-    this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, {
-      event: "power-loss",
-      mode: this.#powerLossMode,
-      step: this.#flashFs!.steps,
-    });
-    const dead = this.#module;
-    const restore = (async () => {
-      await sleep(this.clock, this.#powerOffMs);
-      this.#flashFs!.powerUp(this.#powerLossMode);
-      await dead.close().catch(() => undefined);
-      await this.#boot();
-      this.#attachUart();
-      this.#i2c?.replaceTarget(this.traffic.wrap(this.#moduleHandler(), "i2c"));
-      this.capture?.record(`${this.#linkName}.module`, "h2m", "event", undefined, { event: "power-on" });
-    })();
-    this.#restoring = restore;
-    void restore.finally(() => {
-      if (this.#restoring === restore) this.#restoring = undefined;
-      for (const waiter of this.#powerLossWaiters.splice(0)) waiter();
+    return this.run(this.#power.backAfter(this.#power.losses), {
+      timeout: options.timeout,
+      what: "the module to lose power and boot again",
     });
   }
 
@@ -559,59 +336,10 @@ export class Scenario {
    * With a baud rate, its serial writes block like an MCU's UART driver with a 64-byte transmit
    * buffer. On a real board the host is the MCU wired to it: there is nothing to attach.
    */
-  attachNoteC(
-    options: {
-      transport?: "serial" | "i2c";
-      timing?: Partial<NoteCTiming>;
-      crc?: boolean;
-      txBufferBytes?: number;
-    } = {},
-  ): ScenarioHost {
+  attachNoteC(options: NoteCHostOptions = {}): ScenarioHost {
     if (this.#host) throw new Error("attachNoteC: a host is already attached");
-    const timing: NoteCTiming = { ...NOTE_C_TIMING, ...options.timing };
-    const kind = options.transport ?? "serial";
-    let transport: HostTransport;
-    let reattach: ((link: ByteLink) => void) | undefined;
-    if (kind === "i2c") {
-      const controller = this.#i2c?.controller;
-      if (!controller) {
-        throw new Error(
-          this.#i2c
-            ? "attachNoteC: the I2C bus is a rig's: its host is the MCU wired to it"
-            : "attachNoteC: this scenario has no I2C link (Scenario.start({ i2c: {} }))",
-        );
-      }
-      transport = new I2cHostTransport(controller, this.clock, timing, { address: this.#i2c!.address });
-    } else {
-      if (!this.#hostLink)
-        throw new Error("attachNoteC: this scenario's host is a real device on the serial port");
-      const serial = new SerialHostTransport(this.#hostLink, this.clock, timing, {
-        txBaud: this.#serial.baud,
-        txBufferBytes: options.txBufferBytes,
-      });
-      transport = serial;
-      reattach = (link) => serial.attach(link);
-    }
-    const link = kind === "i2c" ? "i2c.host" : `${this.#linkName}.host`;
-    const events: HostEvent[] = [];
-    const noteC = new NoteCHost({
-      clock: this.clock,
-      transport,
-      timing,
-      crc: options.crc,
-      onEvent: (event) => {
-        events.push(event);
-        if (event.event !== "send" && event.event !== "reply") {
-          this.capture?.record(link, "h2m", "event", undefined, {
-            host: event.event,
-            ...(event.detail !== undefined ? { detail: event.detail } : {}),
-          });
-        }
-      },
-    });
-    const host = new ScenarioHost(this.driver, noteC, events, reattach);
-    this.#host = host;
-    return host;
+    this.#host = attachNoteCHost(this, options);
+    return this.#host;
   }
 
   /** Runs the scenario until `promise` settles; fails after `timeout` ms of scenario time. */
@@ -666,14 +394,10 @@ export class Scenario {
    * Waits for an overflow episode of the module's receive buffer (or takes one that already
    * happened), consuming it: the losses of that episode, in order.
    */
-  expectOverflow(options: { timeout?: number } = {}): Promise<UartOverflow[]> {
-    if (this.#overflowsExpected < this.overflows.length) {
-      return Promise.resolve(this.overflows[this.#overflowsExpected++]!);
-    }
-    return this.run(new Promise<UartOverflow[]>((resolve) => this.#overflowWaiters.push(resolve)), {
-      timeout: options.timeout,
-      what: "the module's receive buffer to overflow",
-    });
+  async expectOverflow(options: { timeout?: number } = {}): Promise<UartOverflow[]> {
+    const next = this.serial.nextOverflow();
+    if (Array.isArray(next)) return next;
+    return this.run(next, { timeout: options.timeout, what: "the module's receive buffer to overflow" });
   }
 
   /**
@@ -681,50 +405,41 @@ export class Scenario {
    * pauses between them (see PacingRule). Returns the lines checked.
    */
   expectPacedSegments(rule: PacingRule = {}): readonly WireLine[] {
-    const violations = pacingViolations(this.#wire.lines, rule);
+    const lines = this.serial.wireLines;
+    const violations = pacingViolations(lines, rule);
     if (violations.length > 0) {
       throw new Error(
         `the host did not pace its segments:\n` +
           violations.map((v) => `  - ${v.problem} in a ${v.line.bytes}-byte line`).join("\n"),
       );
     }
-    return this.#wire.lines;
+    return lines;
   }
 
   /** Cuts the link (bytes both ways are lost, nobody is told), for `forMs` or until reconnect. */
   disconnect(forMs?: number): void {
-    this.#uart.outage.disconnect();
-    if (forMs !== undefined) this.clock.setTimer(() => this.#uart.outage.reconnect(), forMs);
+    this.serial.disconnect(forMs);
   }
 
   reconnect(): void {
-    this.#uart.outage.reconnect();
+    this.serial.reconnect();
   }
 
   /** Holds the link's bytes (one way or both) for `ms`, then lets them through in order. */
   stall(ms: number, dir: "h2m" | "m2h" | "both" = "both"): void {
-    this.#uart.stall(ms, dir);
+    this.serial.stall(ms, dir);
   }
 
   /**
    * Unplugs the cable (in-memory link): both ends see their port close, like a USB device that
    * disappears. `replug()` connects a new cable; an attached emulator reopens its port.
    */
-  async unplug(): Promise<void> {
-    if (!this.#hostLink) throw new Error("unplug: a real device cannot be unplugged by the harness");
-    this.capture?.record(`${this.#linkName}.host`, "h2m", "event", undefined, { event: "unplug" });
-    await this.#hostLink.close();
+  unplug(): Promise<void> {
+    return this.serial.unplug();
   }
 
   replug(): void {
-    if (!this.#hostLink) throw new Error("replug: a real device cannot be replugged by the harness");
-    if (!this.#hostLink.closed) throw new Error("replug: the cable is still plugged in");
-    const [host, module] = MemoryLink.pair();
-    this.#hostLink = host;
-    this.#moduleLink = module;
-    this.#generation++;
-    this.#attachUart();
-    this.capture?.record(`${this.#linkName}.host`, "h2m", "event", undefined, { event: "replug" });
+    const host = this.serial.replug();
     this.#host?.reattach(host);
   }
 
@@ -747,40 +462,8 @@ export class Scenario {
    * in flight, or the host left module output unread. Closes everything either way.
    */
   async finish(): Promise<void> {
-    const problems: string[] = [];
-    try {
-      await this.run(this.#uart.session.idle(), {
-        timeout: 60_000,
-        what: "the module to answer what it has",
-      });
-    } catch (error) {
-      problems.push((error as Error).message);
-    }
-    for (const line of this.traffic.describeUnconsumed()) problems.push(`host line nobody expected: ${line}`);
-    for (const episode of this.overflows.slice(this.#overflowsExpected)) {
-      const lost = episode.reduce((n, o) => n + o.bytes.length, 0);
-      problems.push(
-        `receive buffer overflow nobody expected: ${lost} bytes lost from byte ${episode[0]!.position}`,
-      );
-    }
-    if (this.#i2c) {
-      try {
-        await this.run(this.#i2c.idle(), {
-          timeout: 60_000,
-          what: "the module to answer what it has on I2C",
-        });
-      } catch (error) {
-        problems.push((error as Error).message);
-      }
-      if (this.#i2c.unread > 0)
-        problems.push(`${this.#i2c.unread} bytes of module output on I2C that the host never read`);
-    }
-    if (this.#restoring) problems.push("the module is still without power");
-    if (this.#uart.inFlight > 0) problems.push(`still in flight: ${this.#uart.describeInFlight()}`);
-    if (this.#host && this.#host.unread > 0) {
-      problems.push(`${this.#host.unread} bytes from the module that the host never read`);
-    }
-    let capturePath = this.#capturePath;
+    const problems = await this.#problems();
+    let capturePath = typeof this.#options.capture === "string" ? this.#options.capture : undefined;
     if (problems.length > 0 && this.capture && !capturePath) {
       capturePath = join(
         tmpdir(),
@@ -792,19 +475,49 @@ export class Scenario {
     if (problems.length > 0) throw new ScenarioFailure(problems, capturePath);
   }
 
+  /** Everything left that nobody expected, once the module has answered what it has. */
+  async #problems(): Promise<string[]> {
+    const problems: string[] = [];
+    const settle = async (promise: Promise<unknown>, what: string) => {
+      try {
+        await this.run(promise, { timeout: 60_000, what });
+      } catch (error) {
+        problems.push((error as Error).message);
+      }
+    };
+    await settle(this.serial.uart.session.idle(), "the module to answer what it has");
+    for (const line of this.traffic.describeUnconsumed()) problems.push(`host line nobody expected: ${line}`);
+    for (const episode of this.serial.unexpectedOverflows()) {
+      const lost = episode.reduce((n, o) => n + o.bytes.length, 0);
+      problems.push(
+        `receive buffer overflow nobody expected: ${lost} bytes lost from byte ${episode[0]!.position}`,
+      );
+    }
+    if (this.#i2c) {
+      await settle(this.#i2c.idle(), "the module to answer what it has on I2C");
+      if (this.#i2c.unread > 0)
+        problems.push(`${this.#i2c.unread} bytes of module output on I2C that the host never read`);
+    }
+    if (this.#power.restoring) problems.push("the module is still without power");
+    const uart = this.serial.uart;
+    if (uart.inFlight > 0) problems.push(`still in flight: ${uart.describeInFlight()}`);
+    if (this.#host && this.#host.unread > 0) {
+      problems.push(`${this.#host.unread} bytes from the module that the host never read`);
+    }
+    return problems;
+  }
+
   /** Closes the links, the module and the capture file, without checks (test cleanup). */
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
-    this.radio.dispose();
-    await this.#restoring?.catch(() => undefined);
     // Parts may be missing when start failed halfway.
-    if (this.#uart) await this.#uart.close();
-    await this.#hostLink?.close();
+    await this.#sim?.restoring?.catch(() => undefined);
+    await this.serial.close();
     // The board closes the I2C backend it made; a software bus of our own is closed here.
     if (this.#i2c && !this.#rig) await this.#i2c.close();
     await this.#rig?.close();
-    if (this.#module) await this.#module.close();
+    await this.#sim?.close();
     await this.capture?.close();
   }
 }

@@ -1,8 +1,81 @@
-import type { HostTransport } from "./host/HostTransport.js";
-import type { HostEvent, NoteCHost } from "./host/NoteCHost.js";
-import type { ByteLink } from "../hil/links/ByteLink.js";
-import type { TimeDriver } from "./TimeDriver.js";
+import type { Clock } from "../core/Clock.js";
 import type { JsonObject } from "../core/json.js";
+import type { LinkCapture } from "../hil/capture/LinkCapture.js";
+import type { ByteLink } from "../hil/links/ByteLink.js";
+import type { HostTransport } from "./host/HostTransport.js";
+import { I2cHostTransport } from "./host/I2cHostTransport.js";
+import { NoteCHost, type HostEvent } from "./host/NoteCHost.js";
+import { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";
+import { SerialHostTransport } from "./host/SerialHostTransport.js";
+import type { ScenarioI2c } from "./ScenarioI2c.js";
+import type { ScenarioSerial } from "./ScenarioSerial.js";
+import type { TimeDriver } from "./TimeDriver.js";
+
+export interface NoteCHostOptions {
+  readonly transport?: "serial" | "i2c";
+  readonly timing?: Partial<NoteCTiming>;
+  readonly crc?: boolean;
+  readonly txBufferBytes?: number;
+}
+
+/**
+ * The note-c host emulator on a scenario's serial link (default) or I2C bus, in-process. With a
+ * baud rate, its serial writes block like an MCU's UART driver with a 64-byte transmit buffer.
+ */
+export function attachNoteCHost(
+  scenario: {
+    clock: Clock;
+    driver: TimeDriver;
+    serial: ScenarioSerial;
+    i2c: ScenarioI2c | undefined;
+    capture: LinkCapture | undefined;
+  },
+  options: NoteCHostOptions,
+): ScenarioHost {
+  const { clock, serial, i2c, capture } = scenario;
+  const timing: NoteCTiming = { ...NOTE_C_TIMING, ...options.timing };
+  const kind = options.transport ?? "serial";
+  let transport: HostTransport;
+  let reattach: ((link: ByteLink) => void) | undefined;
+  if (kind === "i2c") {
+    const controller = i2c?.controller;
+    if (!controller) {
+      throw new Error(
+        i2c
+          ? "attachNoteC: the I2C bus is a rig's: its host is the MCU wired to it"
+          : "attachNoteC: this scenario has no I2C link (Scenario.start({ i2c: {} }))",
+      );
+    }
+    transport = new I2cHostTransport(controller, clock, timing, { address: i2c.address });
+  } else {
+    if (!serial.hostLink)
+      throw new Error("attachNoteC: this scenario's host is a real device on the serial port");
+    const serialTransport = new SerialHostTransport(serial.hostLink, clock, timing, {
+      txBaud: serial.options.baud,
+      txBufferBytes: options.txBufferBytes,
+    });
+    transport = serialTransport;
+    reattach = (link) => serialTransport.attach(link);
+  }
+  const link = kind === "i2c" ? "i2c.host" : `${serial.name}.host`;
+  const events: HostEvent[] = [];
+  const noteC = new NoteCHost({
+    clock,
+    transport,
+    timing,
+    crc: options.crc,
+    onEvent: (event) => {
+      events.push(event);
+      if (event.event !== "send" && event.event !== "reply") {
+        capture?.record(link, "h2m", "event", undefined, {
+          host: event.event,
+          ...(event.detail !== undefined ? { detail: event.detail } : {}),
+        });
+      }
+    },
+  });
+  return new ScenarioHost(scenario.driver, noteC, events, reattach);
+}
 
 /** The note-c host emulator attached to a scenario; its calls run the scenario's clock. */
 export class ScenarioHost {

@@ -1,52 +1,38 @@
-import type { Clock, TimerHandle } from "../core/Clock.js";
+import { canReachHub, type SimRadioConditions } from "../firmware/radio/RadioConditions.js";
 
 /**
- * The radio conditions a scenario scripts for its module: in coverage or not. This is the hook
- * the module's sync engine reads (it arrives with hub synchronization, a later capability); until
- * then scenarios can already script outages and see them in captures and replays.
+ * The radio conditions of a scenario's module, as the world scripts them: in coverage or not
+ * (`conditions` has the whole model: signal, registration, the hub connection, latency).
  */
 export class ScenarioRadio {
-  readonly #clock: Clock;
-  readonly #listeners: ((online: boolean) => void)[] = [];
-  #online = true;
-  #restore: TimerHandle | undefined;
+  readonly conditions: SimRadioConditions;
 
-  constructor(clock: Clock) {
-    this.#clock = clock;
+  constructor(conditions: SimRadioConditions) {
+    this.conditions = conditions;
   }
 
-  /** True while the module has coverage. */
+  /** True while the module can reach the hub. */
   get online(): boolean {
-    return this.#online;
+    return canReachHub(this.conditions.state());
   }
 
   /** Called with the new state whenever coverage is lost or comes back. */
   onChange(listener: (online: boolean) => void): void {
-    this.#listeners.push(listener);
+    let online = this.online;
+    this.conditions.onChange(() => {
+      if (this.online === online) return;
+      online = this.online;
+      listener(online);
+    });
   }
 
-  /** Sets coverage; with `forMs`, an outage that ends by itself. */
+  /** Loses coverage (for `forMs`: an outage that ends by itself), or brings it back. */
   set(online: boolean, forMs?: number): void {
-    if (this.#restore !== undefined) this.#clock.clearTimer(this.#restore);
-    this.#restore = undefined;
-    if (forMs !== undefined) {
-      if (!(forMs > 0)) throw new Error(`an outage lasts > 0 ms, got ${forMs}`);
-      this.#restore = this.#clock.setTimer(() => {
-        this.#restore = undefined;
-        this.#change(!online);
-      }, forMs);
+    if (online) {
+      if (forMs !== undefined) throw new Error("only an outage can end by itself (online: false)");
+      this.conditions.restore();
+    } else {
+      this.conditions.outage("registration", forMs);
     }
-    this.#change(online);
-  }
-
-  dispose(): void {
-    if (this.#restore !== undefined) this.#clock.clearTimer(this.#restore);
-    this.#restore = undefined;
-  }
-
-  #change(online: boolean): void {
-    if (online === this.#online) return;
-    this.#online = online;
-    for (const l of this.#listeners) l(online);
   }
 }

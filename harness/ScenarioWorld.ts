@@ -12,7 +12,8 @@ import type { JsonObject } from "../core/json.js";
 
 /** What the world needs from its scenario. */
 export interface WorldHost {
-  readonly module: Module;
+  /** The module as it is now (a power cycle replaces it). */
+  module(): Module;
   readonly power: SimPowerSource;
   readonly radio: ScenarioRadio;
   readonly traffic: HostTraffic;
@@ -141,7 +142,7 @@ export class ScenarioWorld {
   }
 
   async #hubEnv(action: Extract<WorldAction, { action: "env" }>): Promise<void> {
-    const { module } = this.#host;
+    const module = this.#host.module();
     for (const scope of ["device", "fleet", "project"] as const) {
       const values = action[scope];
       if (values === undefined) continue;
@@ -166,7 +167,7 @@ export class ScenarioWorld {
   }
 
   async #inboundNote(action: Extract<WorldAction, { action: "inboundNote" }>): Promise<void> {
-    const { module } = this.#host;
+    const module = this.#host.module();
     const kind = notefileKind(action.file);
     if (!kind || (kind.direction !== "in" && kind.direction !== "both")) {
       throw new Error(`inbound notes go to .qi, .qis, .db or .dbs notefiles, not "${action.file}"`);

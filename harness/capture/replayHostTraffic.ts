@@ -1,7 +1,7 @@
 import type { VariantName } from "../../firmware/Variant.js";
 import { Scenario, type ScenarioOptions } from "../Scenario.js";
 import type { WorldAction } from "../WorldAction.js";
-import { sleep } from "../host/sleep.js";
+import { sleep } from "../../core/Clock.js";
 import type { CaptureEntry } from "../../hil/capture/CaptureEntry.js";
 import { fromHex } from "../../hil/capture/LinkCapture.js";
 import { lineDifferences, splitLines, type LineDifference } from "./lineDiff.js";

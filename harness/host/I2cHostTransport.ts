@@ -2,7 +2,7 @@ import type { Clock } from "../../core/Clock.js";
 import type { I2cController } from "../../hil/i2c/I2cController.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import type { NoteCTiming } from "./NoteCTiming.js";
-import { sleep } from "./sleep.js";
+import { sleep } from "../../core/Clock.js";
 
 const encoder = new TextEncoder();
 const NEWLINE = 0x0a;

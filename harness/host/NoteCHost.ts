@@ -4,7 +4,7 @@ import { appendCrc, checkRequestCrc } from "../../firmware/host/RequestCrc.js";
 import { md5Hex } from "../../core/md5.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import { NOTE_C_TIMING, type NoteCTiming } from "./NoteCTiming.js";
-import { sleep } from "./sleep.js";
+import { sleep } from "../../core/Clock.js";
 import type { JsonObject } from "../../core/json.js";
 
 /** Something the emulated host did, for traces and scenario reports. */

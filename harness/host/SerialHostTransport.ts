@@ -3,7 +3,7 @@ import type { ByteLink } from "../../hil/links/ByteLink.js";
 import { ByteQueue } from "./ByteQueue.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import type { NoteCTiming } from "./NoteCTiming.js";
-import { sleep } from "./sleep.js";
+import { sleep } from "../../core/Clock.js";
 
 export interface SerialHostTransportOptions {
   /**

@@ -1,13 +1,17 @@
-import { MemoryLog } from "../../firmware/ModuleLog.js";
-import { Module, type ModuleOptions } from "../../firmware/Module.js";
-import { SimPowerSource } from "../../firmware/PowerSource.js";
-import { SeededRandom } from "../../core/SeededRandom.js";
-import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
-import { FakeClock } from "../../runtime/FakeClock.js";
 import type { JsonObject } from "../../core/json.js";
+import type { Random } from "../../core/Random.js";
+import type { AttnPin } from "../../firmware/attn/AttnPin.js";
+import type { Module } from "../../firmware/Module.js";
+import { MemoryLog } from "../../firmware/ModuleLog.js";
+import { SimPowerSource } from "../../firmware/PowerSource.js";
+import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
+import type { Variant, VariantName } from "../../firmware/Variant.js";
+import { FakeClock } from "../../runtime/FakeClock.js";
+import { SimulatedModule } from "../../runtime/SimulatedModule.js";
 
 export interface TestModule {
   readonly module: Module;
+  readonly simulated: SimulatedModule;
   readonly clock: FakeClock;
   readonly store: MemoryKvStore;
   readonly power: SimPowerSource;
@@ -20,26 +24,48 @@ export interface TestModule {
   reboot(): Promise<TestModule>;
 }
 
-/** A module on a fake clock, seeded randomness and memory flash. */
-export async function bootTestModule(
-  options: Partial<ModuleOptions> & { seed?: number; capacity?: number } = {},
-): Promise<TestModule> {
-  const clock = (options.clock as FakeClock | undefined) ?? new FakeClock();
-  const store =
-    (options.store as MemoryKvStore | undefined) ?? new MemoryKvStore({ capacity: options.capacity });
-  const power = (options.power as SimPowerSource | undefined) ?? new SimPowerSource();
+export interface TestModuleOptions {
+  readonly clock?: FakeClock;
+  readonly store?: MemoryKvStore;
+  readonly power?: SimPowerSource;
+  readonly random?: Random;
+  readonly seed?: number;
+  /** Flash capacity in bytes (memory flash). */
+  readonly capacity?: number;
+  readonly variant?: VariantName | string | Variant;
+  readonly timeKnown?: boolean;
+  readonly attnPin?: AttnPin;
+  readonly binaryMax?: number;
+  readonly maxRequestBytes?: number;
+  readonly strictArgs?: boolean;
+}
+
+/** A module (runtime/SimulatedModule) on a fake clock, seeded randomness and memory flash. */
+export async function bootTestModule(options: TestModuleOptions = {}): Promise<TestModule> {
+  const clock = options.clock ?? new FakeClock();
+  const store = options.store ?? new MemoryKvStore({ capacity: options.capacity });
+  const power = options.power ?? new SimPowerSource();
   const log = new MemoryLog();
-  const module = await Module.boot({
-    ...options,
+  const random = options.random;
+  const simulated = await SimulatedModule.boot({
     clock,
-    random: options.random ?? new SeededRandom(options.seed ?? 1),
-    store,
+    seed: options.seed ?? 1,
+    ...(random ? { random: () => random } : {}),
+    flash: { store },
     power,
     log,
+    ...(options.variant !== undefined ? { variant: options.variant } : {}),
+    ...(options.timeKnown !== undefined ? { timeKnown: options.timeKnown } : {}),
+    ...(options.attnPin ? { attnPin: options.attnPin } : {}),
+    ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
+    ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
+    ...(options.strictArgs !== undefined ? { strictArgs: options.strictArgs } : {}),
   });
+  const module = simulated.module;
   const encoder = new TextEncoder();
-  const fixture: TestModule = {
+  return {
     module,
+    simulated,
     clock,
     store,
     power,
@@ -51,9 +77,8 @@ export async function bootTestModule(
     },
     line: (text) => module.handleLine(encoder.encode(text)),
     async reboot() {
-      await module.close();
+      await simulated.close();
       return bootTestModule({ ...options, clock, store, power });
     },
   };
-  return fixture;
 }
