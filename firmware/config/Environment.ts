@@ -13,8 +13,8 @@ export interface EnvDefaultEntry extends EnvEntry {
   readonly sync?: boolean;
 }
 
-/** A layer: lower-cased name to entry. */
-type Layer<E extends EnvEntry = EnvEntry> = Record<string, E>;
+/** A layer as flash kept it before each variable had its own record: lower-cased name to entry. */
+type LegacyLayer<E extends EnvEntry = EnvEntry> = Record<string, E>;
 
 /**
  * Values the hub delivered, written by the sync engine into the `env.hub` configuration record.
@@ -28,11 +28,17 @@ export interface HubEnvironment {
   readonly time?: number;
 }
 
-/** Configuration record keys (Notebox config) of the environment. */
+/**
+ * Configuration record keys (Notebox config) of the environment. Host values are one record per
+ * variable, `env.set/<name>` and `env.default/<name>` (the lower-cased name, control characters escaped), so a
+ * change rewrites one small record however many variables there are. Flash written before that
+ * holds each layer in one record under the bare key; it is still read, and split up at the
+ * layer's next change.
+ */
 export const ENV_KEYS = {
-  /** `env.set` values: `Layer` (lower-cased name → EnvEntry). */
+  /** `env.set` values: EnvEntry per variable. */
   local: "env.set",
-  /** `env.default` values: `Layer<EnvDefaultEntry>`. */
+  /** `env.default` values: EnvDefaultEntry per variable. */
   defaults: "env.default",
   /** Hub values: `HubEnvironment`, written by the sync engine. */
   hub: "env.hub",
@@ -57,7 +63,7 @@ export class Environment {
   /** The effective value of one variable. */
   get(name: string): EnvEntry | undefined {
     const key = name.toLowerCase();
-    const local = entryOf(this.#layer(ENV_KEYS.local), key);
+    const local = this.#entry(ENV_KEYS.local, key);
     if (local) return local;
     const hub = this.#notebox.config<HubEnvironment>(ENV_KEYS.hub);
     if (hub) {
@@ -69,7 +75,7 @@ export class Environment {
         }
       }
     }
-    return entryOf(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults), key);
+    return this.#entry<EnvDefaultEntry>(ENV_KEYS.defaults, key);
   }
 
   /** Every variable with its effective value, keyed by lower-cased name. */
@@ -79,20 +85,20 @@ export class Environment {
       const key = entry.name.toLowerCase();
       if (!out.has(key)) out.set(key, entry);
     };
-    for (const entry of Object.values(this.#layer(ENV_KEYS.local))) add(entry);
+    for (const entry of this.#entries(ENV_KEYS.local)) add(entry);
     const hub = this.#notebox.config<HubEnvironment>(ENV_KEYS.hub);
     if (hub) {
       for (const scope of HUB_SCOPES) {
         for (const [name, text] of Object.entries(hub[scope] ?? {})) add({ name, text, time: hub.time ?? 0 });
       }
     }
-    for (const entry of Object.values(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults))) add(entry);
+    for (const entry of this.#entries<EnvDefaultEntry>(ENV_KEYS.defaults)) add(entry);
     return out;
   }
 
   /** The host defaults (for the sync engine: those with `sync` are shown on the hub). */
   defaults(): EnvDefaultEntry[] {
-    return Object.values(this.#layer<EnvDefaultEntry>(ENV_KEYS.defaults));
+    return this.#entries<EnvDefaultEntry>(ENV_KEYS.defaults);
   }
 
   /** Epoch seconds of the last change of any effective value, hub deliveries included. */
@@ -114,26 +120,55 @@ export class Environment {
     this.#change(ENV_KEYS.defaults, name, entry, time);
   }
 
-  #change(key: string, name: string, entry: EnvEntry | undefined, time: number): void {
+  #change(layer: string, name: string, entry: EnvEntry | undefined, time: number): void {
     // Only this name's effective value can change.
     const before = this.get(name)?.text;
-    // Through a Map: names such as "__proto__" are plain keys here, never object internals.
-    const layer = new Map(Object.entries(this.#layer(key)));
-    if (entry) layer.set(name.toLowerCase(), entry);
-    else layer.delete(name.toLowerCase());
-    this.#notebox.setConfig(key, layer.size > 0 ? Object.fromEntries(layer) : undefined);
+    this.#splitLegacy(layer);
+    this.#notebox.setConfig(recordKey(layer, name.toLowerCase()), entry);
     if (this.get(name)?.text === before) return;
     // Without a known time a change cannot be dated; the last known date is kept, never moved back.
     const previous = this.#notebox.config<number>(ENV_KEYS.modified) ?? 0;
     if (time > previous) this.#notebox.setConfig(ENV_KEYS.modified, time);
   }
 
-  #layer<E extends EnvEntry = EnvEntry>(key: string): Layer<E> {
-    return this.#notebox.config<Layer<E>>(key) ?? {};
+  /** A layer's entry for a lower-cased name, from its own record or the legacy layer record. */
+  #entry<E extends EnvEntry = EnvEntry>(layer: string, key: string): E | undefined {
+    const own = this.#notebox.config<E>(recordKey(layer, key));
+    if (own) return own;
+    const legacy = this.#notebox.config<LegacyLayer<E>>(layer);
+    return legacy && Object.hasOwn(legacy, key) ? legacy[key] : undefined;
+  }
+
+  /** Every entry of a layer. */
+  #entries<E extends EnvEntry = EnvEntry>(layer: string): E[] {
+    const out = new Map<string, E>();
+    const legacy = this.#notebox.config<LegacyLayer<E>>(layer);
+    if (legacy) for (const [key, entry] of Object.entries(legacy)) out.set(key, entry);
+    for (const key of this.#notebox.configKeys(`${layer}/`)) {
+      const entry = this.#notebox.config<E>(key);
+      if (entry) out.set(entry.name.toLowerCase(), entry);
+    }
+    return [...out.values()];
+  }
+
+  /** Moves a layer kept in one record (older flash) to a record per variable. */
+  #splitLegacy(layer: string): void {
+    const legacy = this.#notebox.config<LegacyLayer>(layer);
+    if (!legacy) return;
+    for (const [key, entry] of Object.entries(legacy)) this.#notebox.setConfig(recordKey(layer, key), entry);
+    this.#notebox.setConfig(layer, undefined);
   }
 }
 
-/** A layer's own entry for a lower-cased name (inherited object members are not variables). */
-function entryOf<E extends EnvEntry>(layer: Layer<E>, key: string): E | undefined {
-  return Object.hasOwn(layer, key) ? layer[key] : undefined;
+/**
+ * The record of one variable of a layer. Names may hold any character, record keys no control
+ * character (the flash store separates key parts with one): those and `%` are written `%XX`.
+ */
+function recordKey(layer: string, lowerCasedName: string): string {
+  // eslint-disable-next-line no-control-regex
+  const escaped = lowerCasedName.replace(
+    /[\u0000-\u001f\u007f%]/g,
+    (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  return `${layer}/${escaped}`;
 }

@@ -426,6 +426,13 @@ export class Notebox {
     return this.#config.get(key) as T | undefined;
   }
 
+  /** Keys of the configuration records that start with `prefix`. */
+  configKeys(prefix: string): string[] {
+    const keys: string[] = [];
+    for (const key of this.#config.keys()) if (key.startsWith(prefix)) keys.push(key);
+    return keys;
+  }
+
   /** Sets (or, with undefined, deletes) a configuration record. Values must be JSON. */
   setConfig(key: string, value: unknown): void {
     const tx = this.#current();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ENV_KEYS, type HubEnvironment } from "../../../firmware/config/Environment.js";
+import { ENV_KEYS, Environment, type HubEnvironment } from "../../../firmware/config/Environment.js";
 import { bootTestModule, type TestModule } from "../../support/moduleFixture.js";
 
 /** What the sync engine does when a session delivers the hub's values. */
@@ -71,7 +71,7 @@ describe("environment variable precedence", () => {
     const t = await bootTestModule();
     await t.req({ req: "env.default", name: "shown", text: "1", sync: true });
     await t.req({ req: "env.default", name: "hidden", text: "2" });
-    const defaults = t.module.notebox.config<Record<string, { sync?: boolean }>>(ENV_KEYS.defaults)!;
+    const defaults = Object.fromEntries(new Environment(t.module.notebox).defaults().map((d) => [d.name, d]));
     expect(defaults["shown"]!.sync).toBe(true);
     expect(defaults["hidden"]!.sync).toBeUndefined();
   });
