@@ -132,3 +132,6 @@ export function resolveVariant(spec: string): Variant | undefined {
   if (!variant) return undefined;
   return xp ? extendedPowerVariant(variant) : variant;
 }
+
+/** Every variant but LoRa (requests LoRa modules do not have). */
+export const NOT_LORA: readonly VariantName[] = ["cell", "cell-wifi", "wifi", "ntn"];

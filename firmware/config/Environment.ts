@@ -165,10 +165,12 @@ export class Environment {
  * character (the flash store separates key parts with one): those and `%` are written `%XX`.
  */
 function recordKey(layer: string, lowerCasedName: string): string {
-  // eslint-disable-next-line no-control-regex
   const escaped = lowerCasedName.replace(
-    /[\u0000-\u001f\u007f%]/g,
+    UNSAFE_IN_KEYS,
     (c) => `%${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
   );
   return `${layer}/${escaped}`;
 }
+
+// eslint-disable-next-line no-control-regex
+const UNSAFE_IN_KEYS = /[\u0000-\u001f\u007f%]/g;

@@ -42,11 +42,10 @@ import {
 } from "../power/VoltagePolicy.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
 import { randomBytes, randomInt } from "../../core/Random.js";
-import type { VariantName } from "../Variant.js";
+import { NOT_LORA } from "../Variant.js";
+import type { Mutable } from "../../core/types.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
 import type { JsonObject } from "../../core/json.js";
-
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /**
  * The firmware this simulator answers as: the API it implements is the 9.x contract, reported
@@ -61,7 +60,6 @@ export const FIRMWARE = {
 } as const;
 
 /** Variants without LoRa (requests the LoRa module does not have). */
-const NOT_LORA: readonly VariantName[] = ["cell", "cell-wifi", "wifi", "ntn"];
 const HOUR_MS = 3_600_000;
 /** Time sideloads before this (2017-01-01) are not a plausible clock. */
 const EARLIEST_TIME = 1_483_228_800;

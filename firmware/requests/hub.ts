@@ -29,15 +29,13 @@ import {
 import { storeRecord } from "../config/compactRecord.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
-import type { VariantName } from "../Variant.js";
+import { NOT_LORA } from "../Variant.js";
+import type { Mutable } from "../../core/types.js";
 import { type Args } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 
-type Mutable<T> = { -readonly [K in keyof T]: T[K] };
-
 /** Variants without LoRa (requests and arguments the LoRa module does not have). */
-const NOT_LORA: readonly VariantName[] = ["cell", "cell-wifi", "wifi", "ntn"];
 const INT32_MAX = 2_147_483_647;
 const USB_FLAGS = [
   ["umin", "minimum"],

@@ -1,4 +1,5 @@
 import type { Clock } from "../../core/Clock.js";
+import { concatBytes } from "../../core/bytes.js";
 import type { I2cController } from "../../hil/i2c/I2cController.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
 import type { NoteCTiming } from "./NoteCTiming.js";
@@ -155,13 +156,7 @@ export class I2cHostTransport implements HostTransport {
       }
       await this.#sleep(t.i2cPollMs, epoch);
     }
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const p of parts) {
-      out.set(p, offset);
-      offset += p.length;
-    }
-    return out;
+    return concatBytes(parts);
   }
 
   async reset(): Promise<boolean> {

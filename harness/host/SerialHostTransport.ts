@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
+import { concatBytes } from "../../core/bytes.js";
 import type { ByteLink } from "../../hil/links/ByteLink.js";
 import { ByteQueue } from "./ByteQueue.js";
 import { HostIoError, TransportAborted, type HostTransport } from "./HostTransport.js";
@@ -170,13 +171,7 @@ export class SerialHostTransport implements HostTransport {
       this.#check(epoch);
       if (!more) throw new HostIoError("timeout: transaction incomplete {io}");
     }
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const p of parts) {
-      out.set(p, offset);
-      offset += p.length;
-    }
-    return out;
+    return concatBytes(parts);
   }
 
   get pending(): number {

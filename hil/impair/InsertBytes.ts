@@ -1,3 +1,4 @@
+import { concatBytes } from "../../core/bytes.js";
 import { randomBytes, type Random } from "../../core/Random.js";
 import { ByteStage } from "../stages/ByteStage.js";
 import type { ByteSelector } from "./ByteSelector.js";
@@ -47,12 +48,6 @@ export class InsertBytes extends ByteStage {
     }
     if (parts.length === 0) return this.emit(bytes);
     parts.push(bytes.subarray(from));
-    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-    let offset = 0;
-    for (const p of parts) {
-      out.set(p, offset);
-      offset += p.length;
-    }
-    this.emit(out);
+    this.emit(concatBytes(parts));
   }
 }
