@@ -2,9 +2,9 @@
 // the cheapest request through the same dispatcher and transaction path. Also how long a month
 // of supply history takes to record and how much of it is kept.
 // Run: npx tsx bench/card-requests.ts
-import { Module } from "../firmware/Module.js";
+import type { Module } from "../firmware/Module.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SimPowerSource } from "../firmware/PowerSource.js";
-import { SeededRandom } from "../core/SeededRandom.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import type { JsonObject } from "../core/json.js";
@@ -18,13 +18,15 @@ async function rate(module: Module, req: JsonObject, n: number): Promise<number>
 
 const clock = new FakeClock();
 const power = new SimPowerSource();
-const module = await Module.boot({
-  clock,
-  random: new SeededRandom(1),
-  store: new MemoryKvStore(),
-  power,
-  timeKnown: true,
-});
+const module = (
+  await SimulatedModule.boot({
+    clock,
+    seed: 1,
+    flash: { store: new MemoryKvStore() },
+    power,
+    timeKnown: true,
+  })
+).module;
 await module.request({ req: "card.voltage", on: true, mode: "lipo" });
 await module.request({
   req: "hub.set",

@@ -11,8 +11,7 @@
  * processing p99 < 1% of wire time.
  */
 import { appendCrc } from "../firmware/host/RequestCrc.js";
-import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../core/SeededRandom.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { fmt, printTable, timeSequential } from "./stats.js";
@@ -22,12 +21,14 @@ const COUNT = countArg > 0 ? Number(process.argv[countArg + 1]) : 50_000;
 const BAUD = 115_200;
 
 const encoder = new TextEncoder();
-const module = await Module.boot({
-  clock: new FakeClock(),
-  random: new SeededRandom(1),
-  store: new MemoryKvStore({ capacity: 1 << 30 }),
-  timeKnown: true,
-});
+const module = (
+  await SimulatedModule.boot({
+    clock: new FakeClock(),
+    seed: 1,
+    flash: { store: new MemoryKvStore({ capacity: 1 << 30 }) },
+    timeKnown: true,
+  })
+).module;
 
 const line = (json: string, seq: number) => encoder.encode(appendCrc(json, seq & 0xffff));
 

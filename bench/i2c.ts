@@ -14,8 +14,7 @@ import { cobsDecode, cobsEncode } from "../firmware/host/Cobs.js";
 import { I2cTarget } from "../firmware/host/I2cTarget.js";
 import { md5Hex } from "../core/md5.js";
 import { MemoryLog } from "../firmware/ModuleLog.js";
-import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../core/SeededRandom.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { i2cWireMicros } from "../hil/i2c/I2cHardwareProfile.js";
@@ -27,12 +26,14 @@ const enc = new TextEncoder();
 
 async function main(): Promise<void> {
   const clock = new FakeClock();
-  const module = await Module.boot({
-    clock,
-    random: new SeededRandom(1),
-    store: new MemoryKvStore(),
-    log: new MemoryLog(),
-  });
+  const module = (
+    await SimulatedModule.boot({
+      clock,
+      seed: 1,
+      flash: { store: new MemoryKvStore() },
+      log: new MemoryLog(),
+    })
+  ).module;
   const target = new I2cTarget(module);
   const bus = new SimI2cBus({ clock });
   await bus.attach(target);

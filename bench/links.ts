@@ -21,8 +21,7 @@
 import { I2cTarget } from "../firmware/host/I2cTarget.js";
 import { appendCrc } from "../firmware/host/RequestCrc.js";
 import { SerialSession } from "../firmware/host/SerialSession.js";
-import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../core/SeededRandom.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { Scenario } from "../harness/Scenario.js";
@@ -35,12 +34,14 @@ const I2C_HZ = 100_000;
 const I2C_MTU = 30;
 
 const encoder = new TextEncoder();
-const module = await Module.boot({
-  clock: new FakeClock(),
-  random: new SeededRandom(1),
-  store: new MemoryKvStore({ capacity: 1 << 30 }),
-  timeKnown: true,
-});
+const module = (
+  await SimulatedModule.boot({
+    clock: new FakeClock(),
+    seed: 1,
+    flash: { store: new MemoryKvStore({ capacity: 1 << 30 }) },
+    timeKnown: true,
+  })
+).module;
 
 // The I2C path: the module's I2C target on the software bus (ideal profile), driven the way note-c
 // drives it, minus note-c's deliberate pauses: chunked writes, then [0][R] queries and reads.

@@ -12,8 +12,7 @@
  * Targets: >= 20,000 note.add/s with or without a template; processing p99 < 1% of wire time.
  */
 import { appendCrc } from "../firmware/host/RequestCrc.js";
-import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../core/SeededRandom.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 
@@ -23,12 +22,14 @@ const BAUD = 115_200;
 const encoder = new TextEncoder();
 
 const store = new MemoryKvStore({ capacity: 1 << 30 });
-const module = await Module.boot({
-  clock: new FakeClock(),
-  random: new SeededRandom(1),
-  store,
-  timeKnown: true,
-});
+const module = (
+  await SimulatedModule.boot({
+    clock: new FakeClock(),
+    seed: 1,
+    flash: { store },
+    timeKnown: true,
+  })
+).module;
 const setup = async (req: object) => {
   const reply = await module.request(req as never);
   if (reply?.["err"]) throw new Error(`${JSON.stringify(req)}: ${String(reply["err"])}`);

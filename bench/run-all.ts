@@ -4,11 +4,13 @@
  */
 import { spawnSync } from "node:child_process";
 
-const benches = ["dispatcher", "notes", "card-requests", "links", "i2c", "storage", "hub-api"];
+const benches = ["dispatcher", "notes", "card-requests", "links", "i2c", "storage", "hub-api", "fleet-boot"];
 const failed: string[] = [];
 for (const name of benches) {
   console.log(`\n=== bench/${name}.ts`);
-  const run = spawnSync(process.execPath, ["--import", "tsx", `bench/${name}.ts`], { stdio: "inherit" });
+  const run = spawnSync(process.execPath, ["--expose-gc", "--import", "tsx", `bench/${name}.ts`], {
+    stdio: "inherit",
+  });
   if (run.status !== 0) failed.push(name);
 }
 console.log(failed.length ? `\nmissed a target: ${failed.join(", ")}` : "\nevery benchmark met its target");

@@ -23,8 +23,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Module } from "../firmware/Module.js";
-import { SeededRandom } from "../core/SeededRandom.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { FlashKvStore } from "../firmware/storage/flash/FlashKvStore.js";
 import { MemoryFlashFs } from "../firmware/storage/flash/MemoryFlashFs.js";
 import { MeteredFlashFs } from "../firmware/storage/flash/MeteredFlashFs.js";
@@ -93,12 +92,14 @@ if (runs("1")) {
   const BLOCK = 100;
   const dir = join(work, "adds");
   const store = await openFlashStore(dir, { capacity: 1 << 30 });
-  const module = await Module.boot({
-    clock: new FakeClock(),
-    random: new SeededRandom(1),
-    store,
-    timeKnown: true,
-  });
+  const module = (
+    await SimulatedModule.boot({
+      clock: new FakeClock(),
+      seed: 1,
+      flash: { store },
+      timeKnown: true,
+    })
+  ).module;
   const add = async (i: number) => {
     const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
     if (reply?.["err"] !== undefined) throw new Error(`note.add failed: ${String(reply["err"])}`);
