@@ -84,8 +84,13 @@ export interface Surroundings {
   /** Where the module is now; undefined when nothing placed it anywhere (no fix is possible). */
   position(): WorldPosition | undefined;
   gps(): GpsConditions;
-  /** Accelerometer motion events after `from`, up to and including `to`. */
+  /** Accelerometer motion events after `from`, up to and including `to` (for time buckets). */
   motionCount(from: number, to: number): number;
+  /**
+   * Motion events so far (never decreases). Differences of two readings count exactly what
+   * happened in between, even events at the same millisecond as a reading.
+   */
+  motionTotal(): number;
   /** Time of the latest motion event up to now, if any. */
   lastMotionAt(): number | undefined;
   /** Sustained motion now (a vehicle under way, a machine running). */

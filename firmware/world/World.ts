@@ -235,6 +235,10 @@ export class World implements Surroundings {
     return this.#cumulative(to) - this.#cumulative(from);
   }
 
+  motionTotal(): number {
+    return this.#cumulative(this.clock.now());
+  }
+
   lastMotionAt(): number | undefined {
     const now = this.clock.now();
     const shake = this.#shakes[this.#shakes.length - 1]?.at;
