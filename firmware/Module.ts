@@ -18,6 +18,9 @@ import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Vari
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { SimError } from "./SimError.js";
+import { Sensors } from "./sensors/Sensors.js";
+import type { Surroundings } from "./world/Surroundings.js";
+import { World } from "./world/World.js";
 
 export interface ModuleOptions {
   readonly clock: Clock;
@@ -46,6 +49,11 @@ export interface ModuleOptions {
   readonly binaryMax?: number;
   /** The ATTN output toward the host (a GPIO line on a rig); unconnected by default. */
   readonly attnPin?: AttnPin;
+  /**
+   * The world around the module (position, GPS sky, motion, temperature, light, AUX lines): a
+   * `World` a scenario drives. By default a world of its own where nothing has placed the module.
+   */
+  readonly world?: Surroundings;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -69,6 +77,8 @@ export class Module implements ModuleContext {
   readonly power: PowerSource;
   readonly log: ModuleLog;
   readonly dispatcher: RequestDispatcher;
+  readonly world: Surroundings;
+  readonly #ownWorld: World | undefined;
   readonly #options: ModuleOptions;
   readonly #maxRequestBytes: number;
   #notebox!: Notebox;
@@ -80,6 +90,7 @@ export class Module implements ModuleContext {
   #binaryReceiver: ((bytes: Uint8Array | undefined) => void) | undefined;
   #binary!: BinaryBuffer;
   #attn!: Attn;
+  #sensors: Sensors | undefined;
   #after: Uint8Array | undefined;
   #closed = false;
 
@@ -98,6 +109,8 @@ export class Module implements ModuleContext {
     this.log = options.log ?? silentLog;
     this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.dispatcher = sharedDispatcher ??= new RequestDispatcher(allRequests);
+    this.#ownWorld = options.world ? undefined : new World({ clock: options.clock });
+    this.world = options.world ?? this.#ownWorld!;
   }
 
   /** Powers a module on: reads its flash and gets ready for requests. */
@@ -131,6 +144,10 @@ export class Module implements ModuleContext {
         this.#notebox.setConfig("identity", { device: this.#newDeviceUid() }),
       );
     }
+    // Sensor state and timers are RAM: a restart starts them again from the settings in flash.
+    this.#sensors?.dispose();
+    this.#sensors = new Sensors(this);
+    this.#sensors.start();
     const recovery = this.#notebox.recovery;
     if (recovery) {
       this.log.warn("flash recovered after an unclean shutdown", { details: recovery.details });
@@ -176,6 +193,11 @@ export class Module implements ModuleContext {
   /** The ATTN pin logic (`card.attn`); later features report their events to it. */
   get attn(): Attn {
     return this.#attn;
+  }
+
+  /** GPS, accelerometer, temperature logging, AUX pins and triangulation. */
+  get sensors(): Sensors {
+    return this.#sensors!;
   }
 
   get bootedAt(): number {
@@ -272,15 +294,30 @@ export class Module implements ModuleContext {
     if (this.#closed) return;
     this.#closed = true;
     this.#voltage?.dispose();
+    this.#sensors?.dispose();
+    this.#ownWorld?.dispose();
     await this.#queue.catch(() => undefined);
     this.#attn.dispose();
     await this.#options.store.close();
   }
 
-  /** Runs a state change the module makes by itself (not for a request), in the request order. */
+  /**
+   * Runs a change the module makes by itself (not for a request) when no request or other task
+   * is running, inside one Notebox transaction; ATTN then sees the notefiles it changed.
+   */
+  exclusive<T>(task: () => T | Promise<T>): Promise<T> {
+    if (this.#closed) return Promise.reject(new Error("the module is closed"));
+    return this.#serialize(async () => {
+      const result = await this.#notebox.transact(task);
+      this.#attn.noticeFileChanges(this.#notebox);
+      return result;
+    });
+  }
+
+  /** Like exclusive, for tasks nobody waits on: a failure is logged. */
   #background(task: () => void): void {
     if (this.#closed) return;
-    this.#serialize(() => this.#notebox.transact(task)).catch((error: unknown) =>
+    this.exclusive(task).catch((error: unknown) =>
       this.log.error("background task failed", { error: String((error as Error)?.stack ?? error) }),
     );
   }

@@ -5,8 +5,10 @@ import type { ModuleLog } from "./ModuleLog.js";
 import type { PowerSource } from "./PowerSource.js";
 import type { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { Random } from "./Random.js";
+import type { Sensors } from "./sensors/Sensors.js";
 import type { Notebox } from "./storage/Notebox.js";
 import type { Variant } from "./Variant.js";
+import type { Surroundings } from "./world/Surroundings.js";
 
 /** What request handlers see of the module they run in. */
 export interface ModuleContext {
@@ -44,4 +46,13 @@ export interface ModuleContext {
   readonly binary: BinaryBuffer;
   /** The ATTN pin logic (`card.attn`); features report their events to it. */
   readonly attn: Attn;
+  /** The world around the module as its sensors see it: position, motion, temperature, pins. */
+  readonly world: Surroundings;
+  /** GPS, accelerometer, temperature logging, AUX pins and triangulation (RAM state, timers). */
+  readonly sensors: Sensors;
+  /**
+   * Runs a change the module makes by itself (a timer's note, a pin edge) when no request or other
+   * task is running, inside one Notebox transaction. Never call it from a request handler.
+   */
+  exclusive<T>(task: () => T | Promise<T>): Promise<T>;
 }
