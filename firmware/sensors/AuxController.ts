@@ -167,7 +167,9 @@ export class AuxController {
   /** `card.aux` reply members for the present mode. */
   report(): JsonObject {
     const mode = this.mode;
-    const reply: JsonObject = { mode };
+    // Replies name the monitor's LEDs: `monitor` is `led-monitor` (the reply schema's names).
+    const named = mode === "monitor" ? "led-monitor" : mode === "track-monitor" ? "track-led-monitor" : mode;
+    const reply: JsonObject = { mode: named };
     if (mode === "gpio") {
       reply["state"] = this.state();
       const s = this.settings;
