@@ -20,6 +20,8 @@ export const MOTION_SYNC_DEFAULTS = { minutes: 5, count: 5, threshold: 1 } as co
 /** Longest `card.motion minutes` window answered (a day), and most buckets in `movements`. */
 export const MAX_MOVEMENT_MINUTES = 1440;
 export const MAX_MOVEMENT_BUCKETS = 1024;
+/** Orientation changes remembered between two `card.motion` requests. */
+const MAX_TURNS = 32;
 
 /**
  * The module's accelerometer: motion counting and orientation for `card.motion`, motion capture
@@ -29,21 +31,22 @@ export const MAX_MOVEMENT_BUCKETS = 1024;
  */
 export class Accelerometer {
   readonly #module: ModuleContext;
-  /** Module clock ms and motion total of the last `card.motion` (it reports "since then"). */
-  #lastRead: number;
+  /** The motion total at the last `card.motion` (it reports "since then"). */
   #lastReadTotal: number;
   #trackTimer: TimerHandle | undefined;
   #syncTimer: TimerHandle | undefined;
   #lastSync: number | undefined;
-  #syncOrientationSeen: number;
+  /** An orientation change happened since the last motion-sync check. */
+  #turned = false;
+  /** Orientations taken and free falls since the last `card.motion`. */
+  #turns: string[] = [];
+  #fell = false;
   #unsubscribe: (() => void) | undefined;
   #disposed = false;
 
   constructor(module: ModuleContext) {
     this.#module = module;
-    this.#lastRead = module.clock.now();
     this.#lastReadTotal = module.world.motionTotal();
-    this.#syncOrientationSeen = module.clock.now();
   }
 
   get settings(): MotionSettings {
@@ -100,18 +103,18 @@ export class Accelerometer {
     const s = this.settings;
     if (!s.started || s.stopped) return {};
     const world = module.world;
-    const now = module.clock.now();
-    const since = this.#lastRead;
     const total = world.motionTotal();
     const count = total - this.#lastReadTotal;
-    this.#lastRead = now;
     this.#lastReadTotal = total;
-    const changes = world.orientationChanges(since);
+    const changes = this.#turns;
+    const fell = this.#fell;
+    this.#turns = [];
+    this.#fell = false;
     const last = world.lastMotionAt();
     const reply: JsonObject = {
       count,
       status: (changes.length > 0 ? changes : [world.orientation()]).join(","),
-      alert: world.freeFallSince(since),
+      alert: fell,
       motion: last === undefined ? undefined : epochAt(module, last),
     };
     if (s.motion !== undefined && s.motion > 0) reply["mode"] = this.moving() ? "moving" : "stopped";
@@ -235,8 +238,8 @@ export class Accelerometer {
     const threshold = s.threshold ?? MOTION_SYNC_DEFAULTS.threshold;
     let due: boolean;
     if (threshold === 0) {
-      due = module.world.orientationChanges(this.#syncOrientationSeen).length > 0;
-      this.#syncOrientationSeen = now;
+      due = this.#turned;
+      this.#turned = false;
     } else {
       const counts = this.buckets(s.count ?? MOTION_SYNC_DEFAULTS.count);
       due = counts.filter((c) => c > 0).length >= threshold;
@@ -251,7 +254,13 @@ export class Accelerometer {
     if (!this.enabled || this.#disposed) return;
     if (event.kind === "shake" || (event.kind === "motion" && event.moving)) module.attn.trigger("motion");
     if (event.kind === "motion") module.attn.trigger("motionchange");
-    if (event.kind === "orientation" && this.#trackSettings().now) this.#run(() => this.#capture(true));
+    if (event.kind === "freefall") this.#fell = true;
+    if (event.kind === "orientation") {
+      this.#turned = true;
+      this.#turns.push(event.orientation);
+      if (this.#turns.length > MAX_TURNS) this.#turns.shift();
+      if (this.#trackSettings().now) this.#run(() => this.#capture(true));
+    }
   }
 
   #run(task: () => void): void {
