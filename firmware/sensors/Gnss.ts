@@ -145,6 +145,12 @@ export class Gnss {
     return this.#last;
   }
 
+  /** The latest location as a note carries it, if the module knows one. */
+  noteWhere(): { lat: number; lon: number; time: number } | undefined {
+    const fix = this.current();
+    return fix ? { lat: fix.lat, lon: fix.lon, time: fix.time } : undefined;
+  }
+
   /** Forgets the last location (`delete:true`); a fixed location stays what the settings say. */
   forget(): void {
     this.#last = undefined;

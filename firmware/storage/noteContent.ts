@@ -3,6 +3,7 @@ import { payloadExceedsTemplate, payloadNotBase64, payloadTooLarge } from "../er
 import type { ModuleLog } from "../ModuleLog.js";
 import type { JsonObject } from "../requests/Args.js";
 import { cloneJson } from "./cloneJson.js";
+import type { NoteWhere } from "./Note.js";
 import type { Notefile } from "./Notefile.js";
 import { currentTemplate } from "./notefileTemplates.js";
 
@@ -25,6 +26,8 @@ export interface NoteContent {
   readonly time: number;
   /** Number of the template the note is fitted to, when the notefile has one. */
   readonly template: number | undefined;
+  /** Where the module was (its last fix); kept for untemplated notes only. */
+  readonly where?: NoteWhere;
 }
 
 /**

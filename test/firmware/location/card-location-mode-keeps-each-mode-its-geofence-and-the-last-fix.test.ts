@@ -186,6 +186,28 @@ describe("card.location.mode and card.location", () => {
   });
 });
 
+describe("notes a host adds", () => {
+  it("carry the module's last location, except in templated notefiles", async () => {
+    const { t, clock } = await bootInWorld();
+    await t.req({ req: "note.add", file: "before.qo", body: { n: 1 } });
+    expect(notesOf(t, "before.qo")[0]!.where).toBeUndefined();
+    await t.req({ req: "card.location.mode", mode: "periodic" });
+    await clock.advance(MINUTE);
+    const fixTime = (await t.req({ req: "card.location" }))["time"];
+    await t.req({ req: "note.add", file: "after.qo", body: { n: 2 } });
+    await t.req({ req: "note.update", file: "things.db", note: "a", body: { n: 3 } });
+    await t.req({ req: "note.template", file: "compact.qo", body: { n: 11 } });
+    await t.req({ req: "note.add", file: "compact.qo", body: { n: 4 } });
+    const where = { lat: SALEM.lat, lon: SALEM.lon, time: fixTime };
+    expect(notesOf(t, "after.qo")[0]!.where).toEqual(where);
+    expect(notesOf(t, "things.db")[0]!.where).toEqual(where);
+    expect(notesOf(t, "compact.qo")[0]!.where).toBeUndefined();
+    // Kept on flash with the note.
+    const again = await t.reboot();
+    expect(notesOf(again, "after.qo")[0]!.where).toEqual(where);
+  });
+});
+
 describe("card.location.track", () => {
   it("reports its settings: start/stop, heartbeat hours or minutes, a custom file, the period", async () => {
     const { t } = await bootInWorld();
