@@ -1,4 +1,3 @@
-import type { TimerHandle } from "../Clock.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import type { JsonObject } from "../requests/Args.js";
 import type { WorldEvent } from "../world/Surroundings.js";
@@ -10,6 +9,7 @@ import {
   type MotionSyncSettings,
   type MotionTrackSettings,
 } from "./SensorSettings.js";
+import { SensorTimer } from "./SensorTimer.js";
 
 /** Seconds per bucket of movements when `card.motion.mode` sets none (the schema's sample reply). */
 export const DEFAULT_BUCKET_SECONDS = 5;
@@ -33,8 +33,8 @@ export class Accelerometer {
   readonly #module: ModuleContext;
   /** The motion total at the last `card.motion` (it reports "since then"). */
   #lastReadTotal: number;
-  #trackTimer: TimerHandle | undefined;
-  #syncTimer: TimerHandle | undefined;
+  readonly #trackTimer: SensorTimer;
+  readonly #syncTimer: SensorTimer;
   #lastSync: number | undefined;
   /** An orientation change happened since the last motion-sync check. */
   #turned = false;
@@ -46,6 +46,8 @@ export class Accelerometer {
 
   constructor(module: ModuleContext) {
     this.#module = module;
+    this.#trackTimer = new SensorTimer(module.clock);
+    this.#syncTimer = new SensorTimer(module.clock);
     this.#lastReadTotal = module.world.motionTotal();
   }
 
@@ -76,10 +78,8 @@ export class Accelerometer {
   dispose(): void {
     this.#disposed = true;
     this.#unsubscribe?.();
-    const clock = this.#module.clock;
-    if (this.#trackTimer) clock.clearTimer(this.#trackTimer);
-    if (this.#syncTimer) clock.clearTimer(this.#syncTimer);
-    this.#trackTimer = this.#syncTimer = undefined;
+    this.#trackTimer.clear();
+    this.#syncTimer.clear();
   }
 
   /** Motion events after `from` up to `to`; none while the accelerometer is off. */
@@ -172,19 +172,16 @@ export class Accelerometer {
   }
 
   #planTrack(): void {
-    const clock = this.#module.clock;
-    if (this.#trackTimer) clock.clearTimer(this.#trackTimer);
-    this.#trackTimer = undefined;
+    this.#trackTimer.clear();
     const s = this.#trackSettings();
     if (!s.on || this.#disposed) return;
     const minutes = s.minutes ?? MOTION_TRACK_DEFAULTS.minutes;
-    this.#trackTimer = clock.setTimer(() => {
-      this.#trackTimer = undefined;
+    this.#trackTimer.set(minutes * 60_000, () =>
       this.#run(() => {
         this.#capture(false);
         this.#planTrack();
-      });
-    }, minutes * 60_000);
+      }),
+    );
   }
 
   /** Writes a `_motion.qo` note when enough of the last `count` buckets had motion (or `now`). */
@@ -213,18 +210,15 @@ export class Accelerometer {
   }
 
   #planSync(): void {
-    const clock = this.#module.clock;
-    if (this.#syncTimer) clock.clearTimer(this.#syncTimer);
-    this.#syncTimer = undefined;
+    this.#syncTimer.clear();
     const s = this.#syncSettings();
     if (!s.on || this.#disposed) return;
-    this.#syncTimer = clock.setTimer(() => {
-      this.#syncTimer = undefined;
+    this.#syncTimer.set(this.bucketSeconds * 1000, () =>
       this.#run(() => {
         this.#checkSync();
         this.#planSync();
-      });
-    }, this.bucketSeconds * 1000);
+      }),
+    );
   }
 
   /** Asks for a sync when enough buckets had motion (threshold 0: on an orientation change). */

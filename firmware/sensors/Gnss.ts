@@ -1,7 +1,7 @@
-import type { TimerHandle } from "../Clock.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { distanceMeters } from "../world/geo.js";
 import { epochAt } from "./moduleTime.js";
+import { SensorTimer } from "./SensorTimer.js";
 import {
   readSettings,
   SENSOR_KEYS,
@@ -73,8 +73,8 @@ export class Gnss {
   readonly #module: ModuleContext;
   readonly #listener: GnssListener;
   #receiver: Receiver = { state: "off" };
-  #tick: TimerHandle | undefined;
-  #search: TimerHandle | undefined;
+  readonly #tick: SensorTimer;
+  readonly #search: SensorTimer;
   /** The motion total at the last sampling tick. */
   #lastTotal = 0;
   #last: Fix | undefined;
@@ -85,6 +85,8 @@ export class Gnss {
   constructor(module: ModuleContext, listener: GnssListener) {
     this.#module = module;
     this.#listener = listener;
+    this.#tick = new SensorTimer(module.clock);
+    this.#search = new SensorTimer(module.clock);
     const stored = module.notebox.config<StoredFix>(SENSOR_KEYS.lastFix);
     if (stored) this.#last = { ...stored, source: "gps" };
   }
@@ -204,18 +206,12 @@ export class Gnss {
   // --- internals -------------------------------------------------------------------------------
 
   #cancel(): void {
-    const clock = this.#module.clock;
-    if (this.#tick) clock.clearTimer(this.#tick);
-    if (this.#search) clock.clearTimer(this.#search);
-    this.#tick = this.#search = undefined;
+    this.#tick.clear();
+    this.#search.clear();
   }
 
   #schedule(ms: number, initial = false): void {
-    if (this.#tick) this.#module.clock.clearTimer(this.#tick);
-    this.#tick = this.#module.clock.setTimer(() => {
-      this.#tick = undefined;
-      this.#run(() => this.#sample(initial));
-    }, ms);
+    this.#tick.set(ms, () => this.#run(() => this.#sample(initial)));
   }
 
   /** Runs `task` in the module's exclusive queue, unless this receiver was replaced meanwhile. */
@@ -267,17 +263,15 @@ export class Gnss {
   #planSearch(): void {
     const r = this.#receiver;
     if (r.state !== "searching") return;
-    const clock = this.#module.clock;
-    if (this.#search) clock.clearTimer(this.#search);
     const world = this.#module.world;
     const gps = world.gps();
-    const now = clock.now();
+    const now = this.#module.clock.now();
     if (gps.signal && world.position()) {
       const fixAt = r.since + (r.hot ? gps.hotFixSeconds : gps.coldFixSeconds) * 1000;
-      this.#search = clock.setTimer(() => this.#run(() => this.#acquired()), Math.max(0, fixAt - now));
+      this.#search.set(fixAt - now, () => this.#run(() => this.#acquired()));
     } else {
       const giveUpAt = r.since + SEARCH_TIMEOUT_SECONDS * 1000;
-      this.#search = clock.setTimer(() => this.#run(() => this.#failed()), Math.max(0, giveUpAt - now));
+      this.#search.set(giveUpAt - now, () => this.#run(() => this.#failed()));
     }
   }
 
@@ -291,7 +285,6 @@ export class Gnss {
   }
 
   #acquired(): void {
-    this.#search = undefined;
     const r = this.#receiver;
     if (r.state !== "searching") return;
     const now = this.#module.clock.now();
@@ -306,7 +299,6 @@ export class Gnss {
   }
 
   #failed(): void {
-    this.#search = undefined;
     if (this.#receiver.state !== "searching") return;
     this.#failures++;
     this.#module.log.debug("GPS search gave up without a fix", { failures: this.#failures });

@@ -1,10 +1,10 @@
-import type { TimerHandle } from "../Clock.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { measuredVoltage } from "../power/VoltagePolicy.js";
 import type { JsonObject } from "../requests/Args.js";
 import { bearingDegrees, distanceMeters } from "../world/geo.js";
 import type { Fix, GnssListener } from "./Gnss.js";
 import { readSettings, SENSOR_KEYS, type TrackSettings } from "./SensorSettings.js";
+import { SensorTimer } from "./SensorTimer.js";
 
 export const DEFAULT_TRACK_FILE = "_track.qo";
 /** Heartbeat interval when `heartbeat:true` comes without `hours` (ours: the vendor names none). */
@@ -33,13 +33,14 @@ export class LocationTracker implements GnssListener {
   #last: LastNote | undefined;
   #journey: { id: number; count: number } | undefined;
   #payload: Uint8Array | undefined;
-  #heartbeat: TimerHandle | undefined;
+  readonly #heartbeat: SensorTimer;
   #fenceInside: boolean | undefined;
   #outsideSince: number | undefined;
   #disposed = false;
 
   constructor(module: ModuleContext) {
     this.#module = module;
+    this.#heartbeat = new SensorTimer(module.clock);
   }
 
   get settings(): TrackSettings {
@@ -83,8 +84,7 @@ export class LocationTracker implements GnssListener {
 
   dispose(): void {
     this.#disposed = true;
-    if (this.#heartbeat) this.#module.clock.clearTimer(this.#heartbeat);
-    this.#heartbeat = undefined;
+    this.#heartbeat.clear();
   }
 
   // --- GnssListener ----------------------------------------------------------------------------
@@ -179,29 +179,24 @@ export class LocationTracker implements GnssListener {
 
   #planHeartbeat(): void {
     const clock = this.#module.clock;
-    if (this.#heartbeat) clock.clearTimer(this.#heartbeat);
-    this.#heartbeat = undefined;
+    this.#heartbeat.clear();
     const minutes = this.heartbeatMinutes;
     if (!this.settings.on || minutes === undefined || minutes <= 0 || this.#disposed) return;
     const since = this.#last?.at ?? clock.now();
     const due = since + minutes * 60_000;
-    this.#heartbeat = clock.setTimer(
-      () => {
-        this.#heartbeat = undefined;
-        if (this.#disposed) return;
-        this.#module
-          .exclusive(() => {
-            if (this.#disposed || !this.settings.on) return;
-            this.#write(this.#module.sensors.gnss.current(), true);
-          })
-          .catch((error: unknown) =>
-            this.#module.log.error("track heartbeat failed", {
-              error: String((error as Error)?.stack ?? error),
-            }),
-          );
-      },
-      Math.max(0, due - clock.now()),
-    );
+    this.#heartbeat.set(due - clock.now(), () => {
+      if (this.#disposed) return;
+      this.#module
+        .exclusive(() => {
+          if (this.#disposed || !this.settings.on) return;
+          this.#write(this.#module.sensors.gnss.current(), true);
+        })
+        .catch((error: unknown) =>
+          this.#module.log.error("track heartbeat failed", {
+            error: String((error as Error)?.stack ?? error),
+          }),
+        );
+    });
   }
 }
 

@@ -1,8 +1,8 @@
-import type { TimerHandle } from "../Clock.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import { measuredVoltage } from "../power/VoltagePolicy.js";
 import type { JsonObject } from "../requests/Args.js";
 import { readSettings, SENSOR_KEYS, type TempSettings } from "./SensorSettings.js";
+import { SensorTimer } from "./SensorTimer.js";
 import { periodFor } from "./voltageVariableSetting.js";
 
 export const TEMP_FILE = "_temp.qo";
@@ -17,11 +17,12 @@ const RESOLUTION = 1 / 16;
  */
 export class TemperatureSensor {
   readonly #module: ModuleContext;
-  #timer: TimerHandle | undefined;
+  readonly #timer: SensorTimer;
   #disposed = false;
 
   constructor(module: ModuleContext) {
     this.#module = module;
+    this.#timer = new SensorTimer(module.clock);
   }
 
   get settings(): TempSettings {
@@ -60,13 +61,10 @@ export class TemperatureSensor {
   }
 
   reconfigure(): void {
-    const clock = this.#module.clock;
-    if (this.#timer) clock.clearTimer(this.#timer);
-    this.#timer = undefined;
+    this.#timer.clear();
     const minutes = this.minutes;
     if (minutes === undefined || this.#disposed) return;
-    this.#timer = clock.setTimer(() => {
-      this.#timer = undefined;
+    this.#timer.set(minutes * 60_000, () => {
       if (this.#disposed) return;
       this.#module
         .exclusive(() => {
@@ -79,13 +77,12 @@ export class TemperatureSensor {
             error: String((error as Error)?.stack ?? error),
           }),
         );
-    }, minutes * 60_000);
+    });
   }
 
   dispose(): void {
     this.#disposed = true;
-    if (this.#timer) this.#module.clock.clearTimer(this.#timer);
-    this.#timer = undefined;
+    this.#timer.clear();
   }
 
   #log(): void {

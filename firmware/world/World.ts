@@ -48,6 +48,8 @@ const TOWER_GRID = 0.02;
 /** History kept for motion queries: older entries are folded into a base count. */
 const MAX_HISTORY = 4096;
 const MAX_EVENTS = 256;
+/** Longest delay a platform timer takes; a longer wait is re-armed when this one fires. */
+const MAX_TIMER_MS = 2_147_483_647;
 
 interface RateSegment {
   readonly at: number;
@@ -390,12 +392,14 @@ export class World implements Surroundings {
     let next = index + 1;
     while (next < track.length - 1 && track.legSpeed(next) >= PARKED_SPEED === this.#trackMoving) next++;
     const target = track.point(Math.min(next, track.length - 1)).offset;
-    const untilMs = Math.max(1, Math.ceil((target - offset) / p.timeScale));
+    const untilMs = Math.min(MAX_TIMER_MS, Math.max(1, Math.ceil((target - offset) / p.timeScale)));
     this.#trackTimer = this.clock.setTimer(() => {
       this.#trackTimer = undefined;
-      if (p.loop && target >= track.durationMs) {
-        // Start the next lap exactly at the end of this one.
-        this.#playback = { ...p, startedAt: this.clock.now(), from: 0 };
+      const now = this.clock.now();
+      const elapsed = p.from + (now - p.startedAt) * p.timeScale;
+      if (p.loop && elapsed >= track.durationMs) {
+        // The next lap starts where this one ended.
+        this.#playback = { ...p, startedAt: now, from: elapsed % track.durationMs };
       }
       this.#followTrack();
     }, untilMs);

@@ -171,3 +171,22 @@ describe("the world's surroundings", () => {
     expect(() => world.setLight(-1)).toThrow(/lux/);
   });
 });
+
+describe("long waits", () => {
+  it("a track played very slowly waits in steps instead of firing at once", async () => {
+    const { clock, world } = setup();
+    const track = parseTrack(
+      gpxDocument([
+        { lat: 0, lon: 0, time: 0 },
+        { lat: 0, lon: 0, time: 60_000 },
+        { lat: 0, lon: 0.01, time: 120_000 },
+      ]),
+    );
+    world.playTrack(track, { timeScale: 1 / 100_000 }); // a minute of track takes 69 days
+    await clock.advance(60 * 24 * 60 * MINUTE);
+    expect(world.moving()).toBe(false);
+    await clock.advance(10 * 24 * 60 * MINUTE);
+    expect(world.moving()).toBe(true);
+    expect(clock.pendingTimers()).toBe(1);
+  });
+});
