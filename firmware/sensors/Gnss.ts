@@ -166,6 +166,11 @@ export class Gnss {
     this.#receiver = { state: "off" };
     const mode = this.mode;
     if (mode === "fixed") this.#applyFixed();
+    else if (this.#last?.source === "fixed") {
+      // Leaving fixed mode: the last location is the last real fix again.
+      const stored = this.#module.notebox.config<StoredFix>(SENSOR_KEYS.lastFix);
+      this.#last = stored ? { ...stored, source: "gps" } : undefined;
+    }
     if (mode !== "periodic" && mode !== "continuous") return;
     if (!this.#module.variant.gps) return;
     this.#lastTotal = this.#module.world.motionTotal();

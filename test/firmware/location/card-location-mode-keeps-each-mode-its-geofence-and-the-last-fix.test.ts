@@ -99,6 +99,17 @@ describe("card.location.mode and card.location", () => {
     expect(here["time"]).toBe(Math.floor(clock.now() / 1000));
     // Without lat/lon, fixed mode keeps the place it had.
     expect(await again.req({ req: "card.location.mode", mode: "fixed" })).toMatchObject({ lat: 51.5007 });
+    // Out of fixed mode the module knows no location (it never had a fix).
+    await again.req({ req: "card.location.mode", mode: "off" });
+    expect(await again.req({ req: "card.location" })).toEqual({
+      mode: "off",
+      status: "GPS inactive {gps-inactive}",
+    });
+    await again.req({ req: "card.location.mode", mode: "periodic" });
+    await clock.advance(60_000);
+    await again.req({ req: "card.location.mode", mode: "fixed", lat: 1, lon: 1 });
+    await again.req({ req: "card.location.mode", mode: "off" });
+    expect(await again.req({ req: "card.location" })).toMatchObject({ lat: SALEM.lat, lon: SALEM.lon });
   });
 
   it("use the last fix for fixed mode and as a geofence center, and forget it with delete", async () => {
