@@ -6,7 +6,7 @@ import {
   type MotionSyncSettings,
   type MotionTrackSettings,
 } from "../sensors/SensorSettings.js";
-import type { VariantName } from "../Variant.js";
+import { variantsWith } from "../Variant.js";
 import type { JsonObject } from "./Args.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
 import { intSetting, queueFile, startStop, storeIfChanged, updated } from "./sensorArgs.js";
@@ -14,7 +14,7 @@ import { intSetting, queueFile, startStop, storeIfChanged, updated } from "./sen
 type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 
 /** The LoRa module has no accelerometer. */
-const WITH_ACCELEROMETER: readonly VariantName[] = ["cell", "cell-wifi", "wifi", "ntn"];
+const WITH_ACCELEROMETER = variantsWith("accelerometer");
 const SENSITIVITIES = ["-1", "0", "1", "2", "3", "4", "5"];
 
 /** `card.motion*`: the accelerometer, motion capture in `_motion.qo` and motion-triggered syncs. */

@@ -55,9 +55,9 @@ export class Accelerometer {
     return readSettings<MotionSettings>(this.#module, SENSOR_KEYS.motion);
   }
 
-  /** The accelerometer runs (`card.motion.mode stop:true` turns it off). */
+  /** The accelerometer runs (the variant has one, and `card.motion.mode stop:true` did not stop it). */
   get enabled(): boolean {
-    return !this.settings.stopped;
+    return this.#module.variant.accelerometer && !this.settings.stopped;
   }
 
   get bucketSeconds(): number {
