@@ -38,7 +38,8 @@ function cardTemp({ name, args, module }: RequestContext): JsonObject {
     reply["usb"] = module.voltage.now().usb;
     reply["voltage"] = Math.round(measuredVoltage(module) * 10_000) / 10_000;
   }
-  if (!module.sensors.accelerometer.enabled) reply["off"] = true;
+  // `off`: the accelerometer (whose sensor gives `value`) was stopped by `card.motion.mode`.
+  if (module.variant.accelerometer && module.sensors.accelerometer.settings.stopped) reply["off"] = true;
   return reply;
 }
 

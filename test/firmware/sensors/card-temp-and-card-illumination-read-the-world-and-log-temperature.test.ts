@@ -69,6 +69,13 @@ describe("card.temp", () => {
   });
 });
 
+describe("card.temp on LoRa", () => {
+  it("reads the temperature without an accelerometer, and is not 'off'", async () => {
+    const { t } = await bootInWorld({ variant: "lora" });
+    expect(Object.keys(await t.req({ req: "card.temp" })).sort()).toEqual(["calibration", "value"]);
+  });
+});
+
 describe("card.illumination", () => {
   it("needs a light sensor on the I2C bus, and reads it in lux", async () => {
     const { t, world } = await bootInWorld();
