@@ -113,7 +113,11 @@ function cardLocationMode({ name, args, module }: RequestContext): JsonObject {
     if (fence && minutes !== undefined) fence.minutes = minutes ?? undefined;
     s.fence = fence;
   }
-  if (storeIfChanged(module.notebox, SENSOR_KEYS.location, s)) gnss.reconfigure();
+  // A new geofence alone leaves the GPS schedule running.
+  const schedule = ({ fence: _fence, ...rest }: LocationSettings) => JSON.stringify(rest);
+  const before = schedule(current);
+  if (storeIfChanged(module.notebox, SENSOR_KEYS.location, s) && schedule(gnss.settings) !== before)
+    gnss.reconfigure();
 
   const now = gnss.settings;
   const reply: JsonObject = {

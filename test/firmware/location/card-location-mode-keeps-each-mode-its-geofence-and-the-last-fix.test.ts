@@ -179,6 +179,20 @@ describe("card.location.mode and card.location", () => {
     expect(t.module.notebox.syncRequests().has("_track.qo")).toBe(true);
   });
 
+  it("leave the GPS schedule running when only the geofence changes", async () => {
+    const { t, clock } = await bootInWorld();
+    await t.req({ req: "card.location.mode", mode: "periodic", seconds: 600 });
+    await t.req({ req: "card.location.track", start: true });
+    await clock.advance(MINUTE);
+    await t.req({ req: "card.location.mode", max: 300 });
+    await t.req({ req: "card.location.mode", max: -1 });
+    await clock.advance(MINUTE);
+    expect(notesOf(t, "_track.qo")).toHaveLength(1);
+    await t.req({ req: "card.location.mode", seconds: 900 });
+    await clock.advance(MINUTE);
+    expect(notesOf(t, "_track.qo")).toHaveLength(2); // a new schedule starts with a fix
+  });
+
   it("follow each variant: no GPS modes without a receiver, fixed mode everywhere", async () => {
     for (const variant of ["wifi", "lora"]) {
       const { t } = await bootInWorld({ variant });
