@@ -31,6 +31,9 @@ import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
 import type { SimError } from "./SimError.js";
 import { isJsonObject, type JsonObject } from "../core/json.js";
+import { Sensors } from "./sensors/Sensors.js";
+import type { Surroundings } from "./world/Surroundings.js";
+import { World } from "./world/World.js";
 
 export interface ModuleOptions {
   readonly clock: Clock;
@@ -65,6 +68,11 @@ export interface ModuleOptions {
   readonly hubLink?: HubLink;
   /** Key pairs and signatures for the module's identity (seeded from `random` by default). */
   readonly crypto?: Crypto;
+  /**
+   * The world around the module (position, GPS sky, motion, temperature, light, AUX lines): a
+   * `World` a scenario drives. By default a world of its own where nothing has placed the module.
+   */
+  readonly world?: Surroundings;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -91,6 +99,8 @@ export class Module implements ModuleContext {
   readonly crypto: Crypto;
   readonly log: ModuleLog;
   readonly dispatcher: RequestDispatcher;
+  readonly world: Surroundings;
+  readonly #ownWorld: World | undefined;
   readonly #options: ModuleOptions;
   readonly #maxRequestBytes: number;
   #notebox!: Notebox;
@@ -107,6 +117,7 @@ export class Module implements ModuleContext {
   #binaryReceiver: ((bytes: Uint8Array | undefined) => void) | undefined;
   #binary!: BinaryBuffer;
   #attn!: Attn;
+  #sensors: Sensors | undefined;
   #after: Uint8Array | undefined;
   #closed = false;
 
@@ -128,6 +139,8 @@ export class Module implements ModuleContext {
     this.log = options.log ?? silentLog;
     this.#maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
     this.dispatcher = sharedDispatcher ??= new RequestDispatcher(allRequests);
+    this.#ownWorld = options.world ? undefined : new World({ clock: options.clock });
+    this.world = options.world ?? this.#ownWorld!;
   }
 
   /** Powers a module on: reads its flash and gets ready for requests. */
@@ -162,6 +175,10 @@ export class Module implements ModuleContext {
         this.#notebox.setConfig("identity", { device: this.#newDeviceUid() }),
       );
     }
+    // Sensor state and timers are RAM: a restart starts them again from the settings in flash.
+    this.#sensors?.dispose();
+    this.#sensors = new Sensors(this);
+    this.#sensors.start();
     const recovery = this.#notebox.recovery;
     if (recovery) {
       this.log.warn("flash recovered after an unclean shutdown", { details: recovery.details });
@@ -207,6 +224,11 @@ export class Module implements ModuleContext {
   /** The ATTN pin logic (`card.attn`); later features report their events to it. */
   get attn(): Attn {
     return this.#attn;
+  }
+
+  /** GPS, accelerometer, temperature logging, AUX pins and triangulation. */
+  get sensors(): Sensors {
+    return this.#sensors!;
   }
 
   get bootedAt(): number {
@@ -305,6 +327,8 @@ export class Module implements ModuleContext {
     if (this.#closed) return;
     this.#closed = true;
     this.#voltage?.dispose();
+    this.#sensors?.dispose();
+    this.#ownWorld?.dispose();
     await this.#writers.idle();
     this.#attn.dispose();
     await this.#options.store.close();
@@ -357,7 +381,7 @@ export class Module implements ModuleContext {
     }
   }
 
-  /** Runs a state change the module makes by itself (not for a request), in the request order. */
+  /** Like exclusive, for tasks nobody waits on: a failure is logged. */
   #background(task: () => void): void {
     if (this.#closed) return;
     this.exclusive(task).catch((error: unknown) =>

@@ -10,6 +10,8 @@ import type { Variant } from "./Variant.js";
 import type { Crypto } from "../core/Crypto.js";
 import type { HubLink } from "./radio/HubLink.js";
 import type { RadioConditions } from "./radio/RadioConditions.js";
+import type { Sensors } from "./sensors/Sensors.js";
+import type { Surroundings } from "./world/Surroundings.js";
 
 /** What request handlers see of the module they run in. */
 export interface ModuleContext {
@@ -56,4 +58,13 @@ export interface ModuleContext {
   readonly binary: BinaryBuffer;
   /** The ATTN pin logic (`card.attn`); features report their events to it. */
   readonly attn: Attn;
+  /** The world around the module as its sensors see it: position, motion, temperature, pins. */
+  readonly world: Surroundings;
+  /** GPS, accelerometer, temperature logging, AUX pins and triangulation (RAM state, timers). */
+  readonly sensors: Sensors;
+  /**
+   * Runs a change the module makes by itself (a timer's note, a pin edge) when no request or other
+   * task is running, inside one Notebox transaction. Never call it from a request handler.
+   */
+  exclusive<T>(task: () => T | Promise<T>): Promise<T>;
 }

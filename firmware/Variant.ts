@@ -25,6 +25,11 @@ export interface Variant {
   readonly lora: boolean;
   readonly ntn: boolean;
   /**
+   * An on-board accelerometer (`card.motion*`, motion-gated GPS sampling): every variant but LoRa,
+   * as the public request schemas list them. A GPS receiver is `gps`.
+   */
+  readonly accelerometer: boolean;
+  /**
    * The extended-power module (Notecard XP): voltage thresholds and voltage-variable sync
    * periods (`card.voltage mode`, `hub.set vinbound/voutbound`) are not available.
    */
@@ -33,7 +38,15 @@ export interface Variant {
   readonly skus: readonly string[];
 }
 
-const base = { cell: false, wifi: false, gps: false, lora: false, ntn: false, extendedPower: false };
+const base = {
+  cell: false,
+  wifi: false,
+  gps: false,
+  lora: false,
+  ntn: false,
+  accelerometer: true,
+  extendedPower: false,
+};
 
 export const VARIANTS: Readonly<Record<VariantName, Variant>> = {
   // Reply of a NOTE-MBNAN on firmware 9.3.1 (reference/notecard-behavior.md §4.6).
@@ -83,6 +96,7 @@ export const VARIANTS: Readonly<Record<VariantName, Variant>> = {
     sku: "NOTE-LWUS",
     target: "wl",
     lora: true,
+    accelerometer: false,
     skus: ["NOTE-LWUS", "NOTE-LWEU"],
   },
   // Notecard for Skylo: cellular, WiFi and NTN satellite with GNSS; no published reply.
@@ -99,6 +113,15 @@ export const VARIANTS: Readonly<Record<VariantName, Variant>> = {
     skus: ["NOTE-NBGLWX"],
   },
 };
+
+/** Names of the variants that have `feature` (for request tables' `variants`). */
+export function variantsWith(
+  feature: "gps" | "accelerometer" | "cell" | "wifi" | "lora" | "ntn",
+): VariantName[] {
+  return Object.values(VARIANTS)
+    .filter((v) => v[feature])
+    .map((v) => v.name);
+}
 
 export function variantNamed(name: string): Variant | undefined {
   return Object.hasOwn(VARIANTS, name) ? VARIANTS[name as VariantName] : undefined;

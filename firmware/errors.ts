@@ -304,3 +304,42 @@ export const noFlashDirectory = (dir: string): SimError =>
   simError(`no flash directory at ${echo(dir, 200)}`);
 export const notAFlash = (dir: string): SimError =>
   simError(`${echo(dir, 200)} holds no cardsim flash (no flash.json, no journal)`);
+
+// --- location, motion, temperature, light, AUX pins (docs/world.md) ------------------------
+// Wording is ours, except where a section of docs/world.md names the vendor's text.
+export const argumentOutOfRange = (request: string, arg: string, expected: string, got: unknown): SimError =>
+  simError(`${request}: ${arg} must be ${expected} (got ${echo(String(got))})`);
+export const argumentNotOneOf = (
+  request: string,
+  arg: string,
+  got: string,
+  allowed: readonly string[],
+): SimError =>
+  simError(
+    `${request}: ${arg} "${echo(got)}" is not one of ${allowed.map((a) => (a === "" ? '""' : a)).join(", ")}`,
+  );
+export const latLonTogether = (request: string): SimError =>
+  simError(`${request}: lat and lon must be given together`);
+export const locationNeedsGps = (mode: string, radio: string): SimError =>
+  simError(
+    `card.location.mode: ${mode} mode needs a GPS receiver, which the ${radio} module does not have {not-supported}`,
+  );
+export const fixedNeedsLocation = (): SimError =>
+  simError("card.location.mode: fixed mode needs lat and lon (the module knows no location to use)");
+export const geofenceNeedsCenter = (): SimError =>
+  simError("card.location.mode: a geofence (max) needs lat and lon for its center");
+export const queueFileRequired = (request: string, file: string): SimError =>
+  simError(`${request}: file must be an outbound queue (.qo or .qos), not ${echo(file)}`);
+export const triangulateCellNeedsRadio = (radio: string): SimError =>
+  simError(
+    `card.triangulate: cell triangulation needs a cellular radio, which the ${radio} module does not have {not-supported}`,
+  );
+/** The vendor's documented text for a module without a light sensor on its I2C bus. */
+export const illuminationUnavailable = (): SimError => simError("illumination sensor is not available");
+export const auxUsageNeedsGpio = (): SimError => simError('card.aux: usage needs mode "gpio"');
+export const auxUsageTooLong = (count: number): SimError =>
+  simError(`card.aux: usage lists at most 4 pins (AUX1 to AUX4), got ${count}`);
+export const ledNeedsAuxMode = (mode: string): SimError =>
+  simError(`card.led: the AUX pins are in ${echo(mode)} mode; set card.aux mode to led, rgb or neo first`);
+export const ledColorNotInMode = (color: string, mode: string, colors: readonly string[]): SimError =>
+  simError(`card.led: ${echo(color)} is not a color of ${mode} mode (${colors.join(", ")})`);

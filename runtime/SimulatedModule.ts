@@ -15,6 +15,8 @@ import { PowerLossFlashFs, type PowerLossMode } from "../firmware/storage/flash/
 import type { KvStore } from "../firmware/storage/KvStore.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import type { Variant, VariantName } from "../firmware/Variant.js";
+import type { Surroundings } from "../firmware/world/Surroundings.js";
+import { World } from "../firmware/world/World.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
@@ -45,6 +47,8 @@ export interface SimulatedModuleOptions extends Pick<
   readonly log?: ModuleLog;
   /** The ATTN output toward the host (a GPIO line on a rig). */
   readonly attnPin?: AttnPin;
+  /** The world around the module (position, motion, temperature, AUX lines); a new one by default. */
+  readonly world?: Surroundings;
 }
 
 /** What happened when the module went down. */
@@ -77,8 +81,11 @@ export class SimulatedModule {
   readonly clock: Clock;
   readonly power: SimPowerSource;
   readonly radio: SimRadioConditions;
+  /** The world the module's sensors read; it outlives reboots, as the real world does. */
+  readonly world: Surroundings;
   readonly log: ModuleLog;
   readonly seed: number | string;
+  readonly #ownWorld: World | undefined;
   readonly #options: SimulatedModuleOptions;
   readonly #store: KvStore | undefined;
   readonly #flashFs: PowerLossFlashFs | undefined;
@@ -102,6 +109,8 @@ export class SimulatedModule {
     this.seed = options.seed ?? 1;
     this.power = options.power ?? new SimPowerSource();
     this.radio = options.radio ?? new SimRadioConditions(options.clock);
+    this.#ownWorld = options.world ? undefined : new World({ clock: options.clock });
+    this.world = options.world ?? this.#ownWorld!;
     this.log = options.log ?? new MemoryLog();
     this.#crypto = options.crypto;
     const flash = options.flash ?? { memory: {} };
@@ -210,6 +219,7 @@ export class SimulatedModule {
     await this.#restoring?.catch(() => undefined);
     this.radio.dispose();
     if (this.#module) await this.#module.close();
+    this.#ownWorld?.dispose();
   }
 
   async #boot(): Promise<void> {
@@ -224,6 +234,7 @@ export class SimulatedModule {
       variant: options.variant ?? "cell",
       power: this.power,
       radio: this.radio,
+      world: this.world,
       ...(options.hubLink ? { hubLink: options.hubLink } : {}),
       // Keys come from their own stream, so that they do not shift the module's other randomness.
       crypto: this.#crypto ?? new SeededCrypto(new SeededRandom(`${this.seed}/keys/boot${boot}`)),

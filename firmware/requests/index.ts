@@ -1,12 +1,16 @@
 import { attnRequests } from "./attn.js";
+import { auxRequests } from "./aux.js";
 import { binaryRequests } from "./binary.js";
 import { cardRequests } from "./card.js";
 import { echoRequests } from "./echo.js";
 import { envRequests } from "./env.js";
 import { fileRequests } from "./file.js";
 import { hubRequests } from "./hub.js";
+import { locationRequests } from "./location.js";
+import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
 import type { RequestTable } from "./RequestTable.js";
+import { sensorRequests } from "./sensors.js";
 import { unbuiltRequests } from "./unbuilt.js";
 import { varRequests } from "./var.js";
 
@@ -21,5 +25,9 @@ export const allRequests: readonly RequestTable[] = [
   cardRequests,
   binaryRequests,
   attnRequests,
+  locationRequests,
+  motionRequests,
+  sensorRequests,
+  auxRequests,
   unbuiltRequests,
 ];

@@ -85,7 +85,10 @@ function noteAdd({ name, args, module }: RequestContext): JsonObject {
   const notebox = module.notebox;
   const existing = notebox.file(fileName);
   if (max !== undefined && (existing?.total ?? 0) >= max) throw noteMaxReached(fileName, max);
-  const content = prepareNoteContent(existing, { body, payload, full }, module.noteTime(), module.log);
+  const content = {
+    ...prepareNoteContent(existing, { body, payload, full }, module.noteTime(), module.log),
+    where: module.sensors.gnss.noteWhere(),
+  };
   const reply: JsonObject = {};
   let id: string;
   if (kind.queue) {
@@ -155,12 +158,15 @@ function noteUpdate({ args, module }: RequestContext): JsonObject {
   const sync = args.bool("sync");
   args.bool("verify");
   const notebox = module.notebox;
-  const content = prepareNoteContent(
-    notebox.file(fileName),
-    { body, payload, full: false },
-    module.noteTime(),
-    module.log,
-  );
+  const content = {
+    ...prepareNoteContent(
+      notebox.file(fileName),
+      { body, payload, full: false },
+      module.noteTime(),
+      module.log,
+    ),
+    where: module.sensors.gnss.noteWhere(),
+  };
   storeNote(notebox, notebox.ensureFile(fileName), id, content);
   if (sync) notebox.requestSync(fileName);
   return {};

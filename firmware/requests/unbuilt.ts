@@ -11,8 +11,6 @@ interface Waiting {
 
 const SYNC = "synchronization with a hub";
 const RADIO = "the radio model";
-const AUX = "the AUX pins";
-const WITH_GPS: readonly VariantName[] = ["cell", "cell-wifi", "ntn"];
 const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
 
 /**
@@ -33,28 +31,13 @@ const waitingFor: Record<string, Waiting> = {
   "web.put": { what: "web requests through hub proxy routes" },
   "web.delete": { what: "web requests through hub proxy routes" },
   // card.* requests that need hardware or a later capability.
-  "card.location": { what: "GPS and location", variants: WITH_GPS },
-  "card.location.mode": { what: "GPS and location", variants: WITH_GPS },
-  "card.location.track": { what: "GPS and location", variants: WITH_GPS },
-  "card.triangulate": { what: RADIO },
   "card.wireless": { what: RADIO },
   "card.wireless.penalty": { what: RADIO },
   "card.transport": { what: RADIO },
   "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
   "card.usage.get": { what: "data usage accounting (comes with sync)" },
   "card.usage.test": { what: "data usage accounting (comes with sync)" },
-  "card.temp": { what: "the temperature sensor model" },
-  "card.motion": { what: "the accelerometer model" },
-  "card.motion.mode": { what: "the accelerometer model" },
-  "card.motion.sync": { what: "the accelerometer model" },
-  "card.motion.track": { what: "the accelerometer model" },
-  "card.illumination": { what: "the light sensor model" },
   "card.power": { what: "the Mojo power monitor model" },
-  "card.aux": { what: AUX },
-  "card.aux.serial": { what: AUX },
-  "card.led": { what: `${AUX} (LEDs are driven through card.aux)` },
-  "card.monitor": { what: AUX },
-  "card.carrier": { what: AUX },
   "card.dfu": { what: "outboard firmware update (DFU)" },
   "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },
   "card.trace": { what: "trace output on the host link" },

@@ -17,6 +17,18 @@ export interface Note {
   template?: number;
   /** Per-note sync state, owned by firmware/sync. */
   sync?: JsonObject;
+  /**
+   * Where the module was when it wrote the note (its last location fix), which a hub turns into
+   * an event's `where_*` fields. Kept for untemplated notes (the compact JSON record's `w`).
+   */
+  where?: NoteWhere;
+}
+
+/** A note's location: degrees, and the epoch seconds of the fix (0 when the time was unknown). */
+export interface NoteWhere {
+  readonly lat: number;
+  readonly lon: number;
+  readonly time: number;
 }
 
 /** The persisted state of a notefile besides its notes. */

@@ -21,6 +21,7 @@ export class JsonNoteCodec implements NoteCodec {
     if (note.updates) r["u"] = note.updates;
     if (note.deleted) r["d"] = 1;
     if (note.sync !== undefined) r["s"] = note.sync;
+    if (note.where !== undefined) r["w"] = [note.where.lat, note.where.lon, note.where.time];
     return encoder.encode(JSON.stringify(r));
   }
 
@@ -36,6 +37,9 @@ export class JsonNoteCodec implements NoteCodec {
     if (r["p"] !== undefined) note.payload = decodeBase64(r["p"] as string) ?? new Uint8Array();
     if (r["d"]) note.deleted = true;
     if (r["s"] !== undefined) note.sync = r["s"] as JsonObject;
+    const w = r["w"];
+    if (Array.isArray(w) && w.length === 3 && w.every((v) => typeof v === "number"))
+      note.where = { lat: w[0] as number, lon: w[1] as number, time: w[2] as number };
     return note;
   }
 }

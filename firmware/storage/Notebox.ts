@@ -276,7 +276,7 @@ export class Notebox {
    * Appends a note to a queue notefile, creating the file if needed. Queue note IDs are internal:
    * the change number the note was added at, unique for the life of the file.
    */
-  appendToQueue(name: string, content: Pick<Note, "body" | "payload" | "time" | "template">): Note {
+  appendToQueue(name: string, content: Pick<Note, "body" | "payload" | "time" | "template" | "where">): Note {
     const file = this.ensureFile(name);
     if (!file.kind.queue) throw new Error(`Notebox.appendToQueue: ${name} is not a queue`);
     return this.putNote(file, { ...content, id: String(file.meta.ctr + 1), updates: 0 });

@@ -1,6 +1,7 @@
 import { decodeBase64 } from "../../core/base64.js";
 import { payloadExceedsTemplate, payloadNotBase64, payloadTooLarge } from "../errors.js";
 import type { ModuleLog } from "../ModuleLog.js";
+import type { NoteWhere } from "./Note.js";
 import type { Notefile } from "./Notefile.js";
 import { currentTemplate } from "./notefileTemplates.js";
 import { cloneJson, type JsonObject } from "../../core/json.js";
@@ -24,6 +25,8 @@ export interface NoteContent {
   readonly time: number;
   /** Number of the template the note is fitted to, when the notefile has one. */
   readonly template: number | undefined;
+  /** Where the module was (its last fix); kept for untemplated notes only. */
+  readonly where?: NoteWhere;
 }
 
 /**

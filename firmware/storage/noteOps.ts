@@ -23,6 +23,7 @@ export function storeNote(
   if (content.body !== undefined) note.body = content.body;
   if (content.payload !== undefined) note.payload = content.payload;
   if (content.template !== undefined) note.template = content.template;
+  else if (content.where !== undefined) note.where = content.where;
   return notebox.putNote(file, note, options);
 }
 

@@ -6,6 +6,7 @@ import { MemoryLog } from "../../firmware/ModuleLog.js";
 import { SimPowerSource } from "../../firmware/PowerSource.js";
 import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
 import type { Variant, VariantName } from "../../firmware/Variant.js";
+import type { Surroundings } from "../../firmware/world/Surroundings.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { SimulatedModule } from "../../runtime/SimulatedModule.js";
 
@@ -38,6 +39,7 @@ export interface TestModuleOptions {
   readonly binaryMax?: number;
   readonly maxRequestBytes?: number;
   readonly strictArgs?: boolean;
+  readonly world?: Surroundings;
 }
 
 /** A module (runtime/SimulatedModule) on a fake clock, seeded randomness and memory flash. */
@@ -60,6 +62,7 @@ export async function bootTestModule(options: TestModuleOptions = {}): Promise<T
     ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
     ...(options.maxRequestBytes !== undefined ? { maxRequestBytes: options.maxRequestBytes } : {}),
     ...(options.strictArgs !== undefined ? { strictArgs: options.strictArgs } : {}),
+    ...(options.world ? { world: options.world } : {}),
   });
   const module = simulated.module;
   const encoder = new TextEncoder();

@@ -3,28 +3,13 @@ import { bootTestModule } from "../../support/moduleFixture.js";
 
 describe("requests that are not there", () => {
   it.each([
-    "card.location",
-    "card.location.mode",
-    "card.location.track",
-    "card.triangulate",
     "card.wireless",
     "card.wireless.penalty",
     "card.transport",
     "card.wifi",
     "card.usage.get",
     "card.usage.test",
-    "card.temp",
-    "card.motion",
-    "card.motion.mode",
-    "card.motion.sync",
-    "card.motion.track",
-    "card.illumination",
     "card.power",
-    "card.aux",
-    "card.aux.serial",
-    "card.led",
-    "card.monitor",
-    "card.carrier",
     "card.dfu",
     "card.trace",
   ])("%s answers a clear {not-supported} error naming what it waits for, without {io}", async (req) => {
@@ -40,8 +25,11 @@ describe("requests that are not there", () => {
   });
 
   it.each([
-    ["wifi", "card.location", "wifi"],
-    ["lora", "card.location.mode", "lora"],
+    ["lora", "card.location.track", "lora"],
+    ["lora", "card.triangulate", "lora"],
+    ["lora", "card.motion", "lora"],
+    ["lora", "card.illumination", "lora"],
+    ["lora", "card.aux.serial", "lora"],
     ["cell", "card.wifi", "cell"],
     ["cell", "card.sleep", "cell"],
     ["cell", "ntn.status", "cell"],

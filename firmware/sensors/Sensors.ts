@@ -1,0 +1,95 @@
+import type { ModuleContext } from "../ModuleContext.js";
+import type { CellTower } from "../world/Surroundings.js";
+import { Accelerometer } from "./Accelerometer.js";
+import { AuxController } from "./AuxController.js";
+import { Gnss, type Fix } from "./Gnss.js";
+import { LocationTracker } from "./LocationTracker.js";
+import { TemperatureSensor } from "./TemperatureSensor.js";
+import { Triangulation, type TriangulationData } from "./Triangulation.js";
+
+/** Why the module wants a hub session now, beside the notefiles `notebox.syncRequests()` lists. */
+export interface SyncWish {
+  readonly reason: "motion";
+  /** Module clock ms. */
+  readonly at: number;
+}
+
+/** What a hub session reports of the module's whereabouts (the event's `where_*`, `tower_*`, `tri_*`). */
+export interface LocationReport {
+  /** The latest fix (GPS, or a fixed location), if any. */
+  readonly fix?: Fix;
+  /** The serving tower and its neighbours, when the module has a cellular radio. */
+  readonly towers: readonly CellTower[];
+  /** Triangulation scans to send, when `card.triangulate` asks for them. */
+  readonly triangulation?: TriangulationData;
+}
+
+/**
+ * The module's sensors and the features built on them, all on the module clock: the GPS and its
+ * schedule, the `_track.qo` tracker, the accelerometer, the temperature sensor, the AUX pins and
+ * triangulation. Their settings are flash records; their state and timers are RAM, so a restart
+ * disposes them and boot builds them again from the settings.
+ */
+export class Sensors {
+  readonly gnss: Gnss;
+  readonly tracker: LocationTracker;
+  readonly accelerometer: Accelerometer;
+  readonly temperature: TemperatureSensor;
+  readonly aux: AuxController;
+  readonly triangulation: Triangulation;
+  readonly #module: ModuleContext;
+  #wishes: SyncWish[] = [];
+
+  constructor(module: ModuleContext) {
+    this.#module = module;
+    this.tracker = new LocationTracker(module);
+    this.gnss = new Gnss(module, this.tracker);
+    this.accelerometer = new Accelerometer(module);
+    this.temperature = new TemperatureSensor(module);
+    this.aux = new AuxController(module);
+    this.triangulation = new Triangulation(module);
+  }
+
+  start(): void {
+    this.aux.start();
+    this.accelerometer.start();
+    this.temperature.start();
+    this.tracker.start();
+    this.gnss.start();
+  }
+
+  dispose(): void {
+    this.gnss.dispose();
+    this.tracker.dispose();
+    this.accelerometer.dispose();
+    this.temperature.dispose();
+    this.aux.dispose();
+  }
+
+  /** Asks for a hub session now (motion-triggered sync); the sync engine takes these. */
+  requestSync(reason: SyncWish["reason"]): void {
+    this.#wishes.push({ reason, at: this.#module.clock.now() });
+  }
+
+  syncWishes(): readonly SyncWish[] {
+    return this.#wishes;
+  }
+
+  takeSyncWishes(): SyncWish[] {
+    const wishes = this.#wishes;
+    this.#wishes = [];
+    return wishes;
+  }
+
+  /** The module's whereabouts for the next hub session. */
+  locationReport(): LocationReport {
+    const module = this.#module;
+    const fix = this.gnss.current();
+    const triangulation = this.triangulation.sessionData();
+    return {
+      ...(fix ? { fix } : {}),
+      towers: module.variant.cell ? module.world.towers() : [],
+      ...(triangulation ? { triangulation } : {}),
+    };
+  }
+}
