@@ -20,11 +20,25 @@ export interface NoteRecord {
   readonly deleted?: true;
   /** The sender's change number for this note (trackers count these). */
   readonly change: number;
+  /**
+   * Which versions this one has seen: for each endpoint, the update count of the last change it
+   * made that this version descends from. Absent: only its own change (`{[endpoint]: updates}`).
+   */
+  readonly history?: Readonly<Record<string, number>>;
+  /** Versions that lost a merge against this one, kept rather than dropped. */
+  readonly conflicts?: readonly NoteRecord[];
 }
 
 /** Endpoint IDs of notelib: the device is `""`, the hub `"1"`. */
 export const DEVICE_ENDPOINT = "";
 export const HUB_ENDPOINT = "1";
+
+/** The history of a version, its own change included. */
+export function historyOf(note: NoteRecord): Readonly<Record<string, number>> {
+  const own = note.history?.[note.endpoint];
+  if (own !== undefined && own >= note.updates) return note.history!;
+  return { ...note.history, [note.endpoint]: note.updates };
+}
 
 /**
  * Which of two versions of one database note wins a merge (notelib's FeedSync-style rule): more

@@ -1,10 +1,19 @@
 import type { JsonObject } from "../core/json.js";
+import type { NoteRecord } from "./NoteRecord.js";
 
 /**
- * The envelope of every message of the device-facing protocol (docs/sync-protocol.md): a
- * request names its `type`; a reply either carries that type's fields or an `err` whose text
- * starts with the `{codes}` the module reports, at most 253 characters as on the hosted hub.
+ * The device-facing sync protocol, version 1 (docs/sync-protocol.md is its specification).
+ * Every message is one JSON object; the module sends a request, the hub answers with a reply.
+ * A reply is either the request type's fields or `{v, err}`, where `err` starts with the `{code}`
+ * the module reports (at most 253 characters, as on the hosted hub).
+ *
+ * A session: `hello` (the hub's time and a challenge) -> `open` (the module proves it holds its
+ * key, sends its context; the hub answers with a session token, the device's environment, the
+ * notefiles with changes for it and the tracker-session check) -> any number of `push`
+ * (the module's changes of one notefile), `pull` + `ack` (the hub's changes of one notefile),
+ * `signals` -> `close`.
  */
+
 export interface ProtocolRequest extends JsonObject {
   readonly v: number;
   readonly type: string;
@@ -16,3 +25,239 @@ export interface ProtocolReply extends JsonObject {
 }
 
 export const MAX_ERROR_TEXT = 253;
+
+/** Error codes a hub answers with, in braces at the start of `err`. */
+export const SYNC_ERRORS = {
+  /** The request is malformed or of an unknown type. */
+  badRequest: "bad-request",
+  /** The module speaks a protocol version the hub does not. */
+  version: "protocol-version",
+  /** The ProductUID belongs to no project of this hub. */
+  product: "product-noexist",
+  /** The device is disabled (or, on a product without auto-provisioning, not provisioned). */
+  disabled: "device-disabled",
+  /** The signature does not prove possession of the device's key. */
+  auth: "auth",
+  /** The session token is unknown or expired: open a new session. */
+  session: "session-expired",
+  /** The hub failed. */
+  hub: "hub-error",
+} as const;
+
+/** Why a session was opened (`_session.qo` `why`, the session record's `why_session_opened`). */
+export type SessionTrigger =
+  "boot" | "explicit" | "note" | "outbound" | "inbound" | "continuous" | "power" | "dfu" | "env";
+
+// --- hello -------------------------------------------------------------------------------
+
+export interface HelloRequest extends ProtocolRequest {
+  readonly type: "hello";
+  readonly device: string;
+  readonly product: string;
+}
+
+export interface HelloReply extends ProtocolReply {
+  /** The hub's time, epoch milliseconds. */
+  readonly time: number;
+  /** Random bytes (base64) the module signs in `open`. */
+  readonly challenge: string;
+  /** True when the hub holds a public key for the device (the module then sends none). */
+  readonly known: boolean;
+}
+
+// --- open --------------------------------------------------------------------------------
+
+/** What the module tells the hub about itself at every session (the session record's fields). */
+export interface SessionContext extends JsonObject {
+  /** `card.version` body of the module. */
+  readonly firmware: JsonObject;
+  /** The host firmware version the host set with `hub.set version`. */
+  readonly host?: string | JsonObject;
+  readonly sn?: string;
+  readonly sku: string;
+  readonly ordering_code?: string;
+  /** Supply volts and whether on USB/line power. */
+  readonly voltage: number;
+  readonly usb: boolean;
+  readonly temp?: number;
+  readonly radio: {
+    readonly rat: string;
+    readonly bearer: string;
+    readonly rssi: number;
+    readonly rsrp: number;
+    readonly rsrq: number;
+    readonly sinr: number;
+    readonly bars: number;
+  };
+  /** The last GPS fix, when the module has one. */
+  readonly where?: { readonly lat: number; readonly lon: number; readonly time: number };
+  /** Seconds the module waited in penalty boxes before this session, and connects that failed. */
+  readonly penalty_secs?: number;
+  readonly failed_connects?: number;
+  /** Traffic since the module's previous session (counted by the module). */
+  readonly usage?: SessionUsage;
+  /** `env.default` values, synced up to the hub (name to value). */
+  readonly env_defaults?: Readonly<Record<string, string>>;
+  /** True when the module holds the session open (continuous mode). */
+  readonly continuous?: boolean;
+}
+
+export interface SessionUsage extends JsonObject {
+  readonly bytes_sent: number;
+  readonly bytes_received: number;
+  readonly notes_sent: number;
+  readonly notes_received: number;
+}
+
+export interface OpenRequest extends ProtocolRequest {
+  readonly type: "open";
+  readonly device: string;
+  readonly product: string;
+  /** The challenge of the `hello` reply, and the module's signature of `signedText(...)`. */
+  readonly challenge: string;
+  readonly signature: string;
+  /** The module's public key (PEM), when the hub said it holds none. */
+  readonly key?: string;
+  readonly why: SessionTrigger;
+  /** The module's tracker session for this hub (empty before the first session). */
+  readonly tracker: string;
+  readonly context: SessionContext;
+}
+
+export interface OpenReply extends ProtocolReply {
+  /** SessionUID (the session record, the events of this session). */
+  readonly session: string;
+  /** Carried by every later request of the session. */
+  readonly token: string;
+  /** The hub's time, epoch milliseconds. */
+  readonly time: number;
+  /**
+   * The tracker session both ends keep from now on. When the module's did not match the hub's,
+   * the hub forgot its trackers for the device and `reset` asks the module to forget its own:
+   * everything is sent again, which the merge rules make harmless.
+   */
+  readonly tracker: string;
+  readonly reset: boolean;
+  /** Where the hub places the device (for `card.time`, `card.location` fallbacks). */
+  readonly where?: DevicePlace;
+  /** The device's environment as the hub resolves it. */
+  readonly env: DeviceEnvironment;
+  /** Notefiles with changes for the module (hub to module). */
+  readonly files: readonly string[];
+  /** Signals waiting for the module. */
+  readonly signals: number;
+}
+
+export interface DevicePlace extends JsonObject {
+  readonly lat?: number;
+  readonly lon?: number;
+  readonly country?: string;
+  readonly area?: string;
+  /** Time zone name (`Europe/Berlin`) and its offset from UTC in minutes now. */
+  readonly zone?: string;
+  readonly offset?: number;
+}
+
+export interface DeviceEnvironment extends JsonObject {
+  readonly device: Readonly<Record<string, string>>;
+  readonly fleet: Readonly<Record<string, string>>;
+  readonly project: Readonly<Record<string, string>>;
+  /** Epoch seconds of the last change of any of them (0 when none was ever set). */
+  readonly modified: number;
+}
+
+// --- notefile changes --------------------------------------------------------------------
+
+/**
+ * A batch of one notefile's changes: the notes changed after `after` up to and including
+ * `through` (change numbers of the sending end). The receiver merges them; the sender's tracker
+ * moves to `through` only once the batch is acknowledged, and only if it still stands at
+ * `after` (else it starts again from the beginning).
+ */
+export interface ChangeBatch {
+  readonly file: string;
+  readonly after: number;
+  readonly through: number;
+  readonly notes: readonly NoteRecord[];
+}
+
+/** The module's changes of one notefile; the reply acknowledges them. */
+export interface PushRequest extends ProtocolRequest, ChangeBatch {
+  readonly type: "push";
+  readonly token: string;
+}
+
+export interface PushReply extends ProtocolReply {
+  /** Notes that changed the hub's replica or made an event (a retransmission makes none). */
+  readonly merged: number;
+}
+
+/** Asks for the hub's changes of one notefile after the hub's tracker for the device. */
+export interface PullRequest extends ProtocolRequest {
+  readonly type: "pull";
+  readonly token: string;
+  readonly file: string;
+  readonly max?: number;
+}
+
+export interface PullReply extends ProtocolReply, ChangeBatch {
+  /** More changes wait after this batch. */
+  readonly more: boolean;
+}
+
+/** The module merged a pulled batch: the hub's tracker for the device may move to `through`. */
+export interface AckRequest extends ProtocolRequest {
+  readonly type: "ack";
+  readonly token: string;
+  readonly file: string;
+  readonly after: number;
+  readonly through: number;
+}
+
+export interface AckReply extends ProtocolReply {
+  /** The hub's tracker was not at `after`: it starts again from the beginning. */
+  readonly reset?: boolean;
+}
+
+// --- signals -----------------------------------------------------------------------------
+
+export interface SignalRecord extends JsonObject {
+  readonly seq: number;
+  readonly body: JsonObject;
+  /** Epoch seconds the signal was sent. */
+  readonly time: number;
+}
+
+/**
+ * Takes the signals after `after` (acknowledging every one up to it). With `wait` (ms), a hub
+ * holding none answers when one arrives or a notefile changes for the device, or when the wait
+ * is over (continuous mode).
+ */
+export interface SignalsRequest extends ProtocolRequest {
+  readonly type: "signals";
+  readonly token: string;
+  readonly after: number;
+  readonly wait?: number;
+}
+
+export interface SignalsReply extends ProtocolReply {
+  readonly signals: readonly SignalRecord[];
+  /** Notefiles that changed for the module meanwhile. */
+  readonly files: readonly string[];
+}
+
+// --- close -------------------------------------------------------------------------------
+
+export interface CloseRequest extends ProtocolRequest {
+  readonly type: "close";
+  readonly token: string;
+  readonly why: string;
+  readonly usage?: SessionUsage;
+}
+
+export type CloseReply = ProtocolReply;
+
+/** What the module signs in `open`: proves it holds the key of the device it says it is. */
+export function signedText(device: string, product: string, challenge: string): string {
+  return `cardsim sync v1\n${device}\n${product}\n${challenge}`;
+}

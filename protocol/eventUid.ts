@@ -1,0 +1,49 @@
+import stableStringify from "fast-json-stable-stringify";
+import { Md5 } from "../core/md5.js";
+import type { NoteRecord } from "./NoteRecord.js";
+
+const encoder = new TextEncoder();
+
+/**
+ * The UID of the event a device's note makes (notelib `lib/event.go`: an MD5 over what the
+ * note is, formatted as a UUID), so that the same note uploaded twice (a lost reply, a power
+ * loss mid-sync, a killed process) is one event. What goes in: the device, the tracker session
+ * its notes were sent under (a module whose flash was erased starts a new one, so its new notes
+ * never collide with old ones), the notefile, the note's ID, update count and time, its body (keys
+ * sorted) and payload.
+ */
+export function deviceEventUid(
+  device: string,
+  trackerSession: string,
+  file: string,
+  note: NoteRecord,
+): string {
+  const md5 = new Md5();
+  const part = (text: string) => {
+    md5.update(encoder.encode(text));
+    md5.update(Uint8Array.of(0));
+  };
+  part(device);
+  part(trackerSession);
+  part(file);
+  part(note.id);
+  part(String(note.updates));
+  part(String(note.when));
+  part(note.deleted ? "deleted" : note.body === undefined ? "" : stableStringify(note.body));
+  part(note.payload ?? "");
+  return uuidFromHex(md5.hex());
+}
+
+/** 32 hex digits as a UUID, version 8 (custom) and the RFC 9562 variant. */
+export function uuidFromHex(hex: string): string {
+  const v = `8${hex.slice(13, 16)}`;
+  const variant = ((parseInt(hex[16]!, 16) & 0x3) | 0x8).toString(16) + hex.slice(17, 20);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${v}-${variant}-${hex.slice(20, 32)}`;
+}
+
+/** The `req` of a device note's event (notelib): a deleted database note, an update, or an add. */
+export function eventRequest(note: NoteRecord, queue: boolean): "note.add" | "note.update" | "note.delete" {
+  if (note.deleted && !queue) return "note.delete";
+  if (note.updates !== 0) return "note.update";
+  return "note.add";
+}
