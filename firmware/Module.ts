@@ -29,9 +29,13 @@ import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js"
 import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
-import type { SimError } from "./SimError.js";
+import { SimError } from "./SimError.js";
 import { isJsonObject, type JsonObject } from "../core/json.js";
-import { Sensors } from "./sensors/Sensors.js";
+import { Sensors, type LocationReport } from "./sensors/Sensors.js";
+import { SyncEngine, type IdentityRecord, type KeyRecord, type SyncHost } from "./sync/SyncEngine.js";
+import { CARD_KEYS } from "./config/CardSettings.js";
+import { firmwareBody } from "./FirmwareVersion.js";
+import { encodeBase64 } from "../core/base64.js";
 import type { Surroundings } from "./world/Surroundings.js";
 import { World } from "./world/World.js";
 
@@ -80,16 +84,11 @@ export const DEFAULT_MAX_REQUEST_BYTES = 8192;
 const decoder = new TextDecoder();
 let sharedDispatcher: RequestDispatcher | undefined;
 
-/** The identity record, generated on first boot and kept in flash. */
-interface Identity {
-  device: string;
-}
-
 /**
  * One simulated module, composed from its ports. Requests are processed one at a time in
  * arrival order, whichever link they came from, as on the real module.
  */
-export class Module implements ModuleContext {
+export class Module implements ModuleContext, SyncHost {
   readonly clock: Clock;
   readonly random: Random;
   readonly variant: Variant;
@@ -118,6 +117,7 @@ export class Module implements ModuleContext {
   #binary!: BinaryBuffer;
   #attn!: Attn;
   #sensors: Sensors | undefined;
+  #sync: SyncEngine | undefined;
   #after: Uint8Array | undefined;
   #closed = false;
 
@@ -170,11 +170,10 @@ export class Module implements ModuleContext {
       log: this.log,
       off: this.#notebox.config<boolean>(Attn.OFF_CONFIG_KEY) === true,
     });
-    if (!this.#notebox.config<Identity>("identity")) {
-      await this.#notebox.transact(() =>
-        this.#notebox.setConfig("identity", { device: this.#newDeviceUid() }),
-      );
-    }
+    await this.#ensureIdentity();
+    // The sync engine's sessions, queue and signals are RAM: a restart starts a new one.
+    this.#sync?.dispose();
+    this.#sync = new SyncEngine(this);
     // Sensor state and timers are RAM: a restart starts them again from the settings in flash.
     this.#sensors?.dispose();
     this.#sensors = new Sensors(this);
@@ -185,6 +184,33 @@ export class Module implements ModuleContext {
       await this.#noteRecovery(recovery);
     }
     this.log.info("module booted", { device: this.deviceUid, variant: this.variant.name });
+  }
+
+  /**
+   * Makes the DeviceUID at first boot, and the key pair the module proves it to its hub with
+   * (kept in its own record; made at a later boot if the flash had no room, or had none before).
+   */
+  async #ensureIdentity(): Promise<void> {
+    const box = this.#notebox;
+    const identity = box.config<IdentityRecord>(CARD_KEYS.identity);
+    if (identity && box.config<KeyRecord>(CARD_KEYS.key)) return;
+    const keys = await this.crypto.generateKeyPair();
+    const key: KeyRecord = { private: encodeBase64(keys.privateKey), public: encodeBase64(keys.publicKey) };
+    const device = identity ?? { device: this.#newDeviceUid() };
+    try {
+      await box.transact(() => {
+        box.setConfig(CARD_KEYS.identity, device);
+        box.setConfig(CARD_KEYS.key, key);
+      });
+    } catch (error) {
+      // Only a full flash is survivable here: the module boots without a key (and cannot sync
+      // until there is room); anything else (the power went) fails the boot as it would.
+      if (!(error instanceof SimError && error.has("file-storage-full"))) throw error;
+      this.log.warn("no room in flash for the module's key pair: it cannot sync until there is", {
+        error: error.message,
+      });
+      if (!identity) await box.transact(() => box.setConfig(CARD_KEYS.identity, device));
+    }
   }
 
   /** Tells the hub what the flash repaired, as a `_health.qo` note (the module boots regardless). */
@@ -237,7 +263,35 @@ export class Module implements ModuleContext {
 
   /** The module's DeviceUID (`dev:` and 15 digits), fixed at first boot. */
   get deviceUid(): string {
-    return this.#notebox.config<Identity>("identity")?.device ?? "";
+    return this.identity().device;
+  }
+
+  identity(): IdentityRecord {
+    const identity = this.#notebox.config<IdentityRecord>(CARD_KEYS.identity) ?? { device: "" };
+    const key = this.#notebox.config<KeyRecord>(CARD_KEYS.key);
+    return key ? { ...identity, key } : identity;
+  }
+
+  /** The `card.version` body: what the module tells its hub it runs. */
+  firmware(): JsonObject {
+    return firmwareBody(this.variant);
+  }
+
+  locationReport(): LocationReport {
+    return this.sensors.locationReport();
+  }
+
+  syncRequests(): ReadonlySet<string> {
+    return this.#notebox.syncRequests();
+  }
+
+  takeSyncRequests(): string[] {
+    return this.#notebox.takeSyncRequests();
+  }
+
+  /** The module's end of the sync protocol (RAM: a restart makes a new one). */
+  get sync(): SyncEngine {
+    return this.#sync!;
   }
 
   time(): number | undefined {
@@ -317,6 +371,7 @@ export class Module implements ModuleContext {
       this.#reportIgnored(name, ignored);
       this.#after = undefined;
       this.#attn.noticeFileChanges(this.#notebox);
+      this.#sync?.noticeSyncRequests();
       await this.#afterReply();
       return reply;
     });
@@ -328,6 +383,7 @@ export class Module implements ModuleContext {
     this.#closed = true;
     this.#voltage?.dispose();
     this.#sensors?.dispose();
+    this.#sync?.dispose();
     this.#ownWorld?.dispose();
     await this.#writers.idle();
     this.#attn.dispose();
@@ -441,6 +497,7 @@ export class Module implements ModuleContext {
     this.#after = undefined;
     this.#reportIgnored(name, ignored);
     this.#attn.noticeFileChanges(this.#notebox);
+    this.#sync?.noticeSyncRequests();
     await this.#afterReply();
     if (!reply) return undefined;
     const wired = this.#wire(reply, sequence);

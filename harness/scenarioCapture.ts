@@ -1,6 +1,6 @@
 import type { Clock } from "../core/Clock.js";
 import { LinkCapture } from "../hil/capture/LinkCapture.js";
-import type { ScenarioOptions } from "./Scenario.js";
+import type { ScenarioOptions } from "./ScenarioOptions.js";
 
 /**
  * The capture of a scenario, its header saying how to boot the same module and links again (so

@@ -27,6 +27,8 @@ export interface NoteRecord {
   readonly history?: Readonly<Record<string, number>>;
   /** Versions that lost a merge against this one, kept rather than dropped. */
   readonly conflicts?: readonly NoteRecord[];
+  /** Where the device was when it made the change (its last location fix). */
+  readonly where?: { readonly lat: number; readonly lon: number; readonly time: number };
 }
 
 /** Endpoint IDs of notelib: the device is `""`, the hub `"1"`. */

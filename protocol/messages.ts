@@ -151,11 +151,13 @@ export interface OpenReply extends ProtocolReply {
 export interface DevicePlace extends JsonObject {
   readonly lat?: number;
   readonly lon?: number;
+  /** Country code (`DE`) and area (city, region). */
   readonly country?: string;
   readonly area?: string;
-  /** Time zone name (`Europe/Berlin`) and its offset from UTC in minutes now. */
+  /** Time zone as `card.time` reports it: abbreviation and name (`CET,Europe/Berlin`). */
   readonly zone?: string;
-  readonly offset?: number;
+  /** Offset of that zone from UTC now, in minutes. */
+  readonly minutes?: number;
 }
 
 export interface DeviceEnvironment extends JsonObject {

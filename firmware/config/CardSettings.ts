@@ -13,6 +13,8 @@ export const CARD_KEYS = {
   deprovision: "card.restore.connected",
   /** Module identity (`{device}`), written by Module at first boot; kept by every reset. */
   identity: "identity",
+  /** The module's key pair (`KeyRecord`), made at first boot; kept by every reset. */
+  key: "identity.key",
 } as const;
 
 /** Default I2C address of the module. */

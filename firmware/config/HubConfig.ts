@@ -1,4 +1,4 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import { supplyState } from "../power/VoltagePolicy.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
 import type { JsonObject } from "../../core/json.js";
@@ -53,7 +53,7 @@ export interface LoraDetails {
   readonly appkey: string;
 }
 
-export function hubSettings(module: ModuleContext): HubSettings {
+export function hubSettings(module: ModuleCore): HubSettings {
   return module.notebox.config<HubSettings>(HUB_CONFIG_KEY) ?? {};
 }
 
@@ -68,7 +68,7 @@ export function effectiveMode(settings: HubSettings, onUsb: boolean): SyncMode {
  * Sync periods in force (minutes; 0 = only when told): none outside periodic and continuous
  * modes; a voltage-variable override wins when it names the supply's present state.
  */
-export function effectivePeriods(module: ModuleContext): { inbound: number; outbound: number } {
+export function effectivePeriods(module: ModuleCore): { inbound: number; outbound: number } {
   const settings = hubSettings(module);
   const mode = effectiveMode(settings, module.voltage.now().usb);
   if (mode !== "periodic" && mode !== "continuous") return { inbound: 0, outbound: 0 };

@@ -1,5 +1,5 @@
 import { Environment } from "../config/Environment.js";
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import { VoltageVariable, type VoltageState } from "./VoltageVariable.js";
 
 /** Configuration record key of the `card.voltage` settings (`VoltageSettings`). */
@@ -37,7 +37,7 @@ export interface VoltageSettings {
   readonly calibration?: number;
 }
 
-export function voltageSettings(module: ModuleContext): VoltageSettings {
+export function voltageSettings(module: ModuleCore): VoltageSettings {
   return module.notebox.config<VoltageSettings>(VOLTAGE_CONFIG_KEY) ?? {};
 }
 
@@ -53,7 +53,7 @@ export function thresholdsOf(mode: string): VoltageVariable | undefined {
 }
 
 /** The thresholds in force: the `name` variable when it holds valid ones, else `mode`. */
-export function currentThresholds(module: ModuleContext): VoltageVariable {
+export function currentThresholds(module: ModuleCore): VoltageVariable {
   const settings = voltageSettings(module);
   if (settings.name) {
     const text = new Environment(module.notebox).get(settings.name)?.text;
@@ -64,17 +64,17 @@ export function currentThresholds(module: ModuleContext): VoltageVariable {
 }
 
 /** What the module adds to the port's voltage: its calibration minus the diode it measures behind. */
-export function calibrationOffset(module: ModuleContext): number {
+export function calibrationOffset(module: ModuleCore): number {
   return (voltageSettings(module).calibration ?? DEFAULT_CALIBRATION) - CARRIER_DIODE_DROP;
 }
 
 /** The supply voltage the module reports: the 15-minute average, or the present reading. */
-export function measuredVoltage(module: ModuleContext, now = false): number {
+export function measuredVoltage(module: ModuleCore, now = false): number {
   const offset = calibrationOffset(module);
   return (now ? module.voltage.now().volts : module.voltage.recentAverage(VALUE_AVERAGE_MS)) + offset;
 }
 
 /** The state (`usb`, `high`, `normal`, `low`, `dead`) the supply is in under the thresholds. */
-export function supplyState(module: ModuleContext): VoltageState {
+export function supplyState(module: ModuleCore): VoltageState {
   return currentThresholds(module).stateFor(measuredVoltage(module), module.voltage.now().usb);
 }

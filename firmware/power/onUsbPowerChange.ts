@@ -1,4 +1,4 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import { calibrationOffset, voltageSettings } from "./VoltagePolicy.js";
 
 /** The health notefile the module logs its own events to. */
@@ -9,7 +9,7 @@ export const HEALTH_FILE = "_health.qo";
  * with `card.voltage usb:true alert:true` it queues a `_health.qo` note dated at the change.
  * The `sync:true` half (sync on the change) is carried out by the sync engine.
  */
-export function onUsbPowerChange(module: ModuleContext, usb: boolean, at: number, volts: number): void {
+export function onUsbPowerChange(module: ModuleCore, usb: boolean, at: number, volts: number): void {
   const settings = voltageSettings(module);
   if (!settings.usb || !settings.alert) return;
   const now = module.time();

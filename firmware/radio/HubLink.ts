@@ -7,6 +7,11 @@ import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js"
  */
 export interface HubLink {
   /**
+   * True when the connection is encrypted (HTTPS, or in process): secure notefiles (`.qos`,
+   * `.qis`, `.dbs`) move only then. Absent means true.
+   */
+  readonly secure?: boolean;
+  /**
    * Sends one request and resolves with the hub's reply (which may carry an `err`). Rejects with
    * a `HubLinkError` when no reply came: the connection failed, timed out or was dropped.
    */
@@ -33,5 +38,6 @@ export class HubLinkError extends Error {
 
 /** A module with no hub to reach (no `hub.set host`, no `--hub`). */
 export const unconnectedHubLink: HubLink = {
+  secure: false,
   exchange: () => Promise.reject(new HubLinkError("unreachable", "no hub is configured")),
 };

@@ -28,10 +28,15 @@ export class SimHubLink implements HubLink {
   readonly #clock: Clock | undefined;
   readonly #radio: RadioConditions | undefined;
   readonly #faults: LinkFault[] = [];
+  readonly secure: boolean;
   #exchanges = 0;
 
-  constructor(respond: HubResponder, options: { clock?: Clock; radio?: RadioConditions } = {}) {
+  constructor(
+    respond: HubResponder,
+    options: { clock?: Clock; radio?: RadioConditions; secure?: boolean } = {},
+  ) {
     this.#respond = respond;
+    this.secure = options.secure ?? true;
     this.#clock = options.clock;
     this.#radio = options.radio;
   }

@@ -43,21 +43,10 @@ import {
 import { VoltageVariable } from "../power/VoltageVariable.js";
 import { randomBytes, randomInt } from "../../core/Random.js";
 import { NOT_LORA } from "../Variant.js";
+import { FIRMWARE, firmwareBody, releaseNumbers } from "../FirmwareVersion.js";
 import type { Mutable } from "../../core/types.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
 import type { JsonObject } from "../../core/json.js";
-
-/**
- * The firmware this simulator answers as: the API it implements is the 9.x contract, reported
- * with the build of a real 9.3.1 reply (reference/notecard-behavior.md §4.6).
- */
-export const FIRMWARE = {
-  major: 9,
-  minor: 3,
-  patch: 1,
-  build: 17434,
-  built: "Oct 16 2025 14:29:26",
-} as const;
 
 /** Variants without LoRa (requests the LoRa module does not have). */
 const HOUR_MS = 3_600_000;
@@ -103,19 +92,9 @@ function cardVersion({ args, module }: RequestContext): JsonObject {
     if (major > FIRMWARE.major) throw apiVersionUnsupported(major, FIRMWARE.major);
   }
   const v = module.variant;
-  const numbers = `${FIRMWARE.major}.${FIRMWARE.minor}.${FIRMWARE.patch}`;
+  const numbers = releaseNumbers();
   return {
-    body: {
-      org: "Blues Wireless",
-      product: "Notecard",
-      target: v.target,
-      version: `notecard-${v.target}-${numbers}`,
-      ver_major: FIRMWARE.major,
-      ver_minor: FIRMWARE.minor,
-      ver_patch: FIRMWARE.patch,
-      ver_build: FIRMWARE.build,
-      built: FIRMWARE.built,
-    },
+    body: firmwareBody(v),
     version: `notecard-${numbers}.${FIRMWARE.build}`,
     name: "Blues Wireless Notecard",
     device: module.deviceUid,
@@ -183,10 +162,12 @@ function cardRestore({ args, module }: RequestContext): JsonObject {
   const box = module.notebox;
   if (erase) {
     const identity = box.config(CARD_KEYS.identity);
+    const key = box.config(CARD_KEYS.key);
     const lora = box.config(LORA_DETAILS_KEY);
     const i2c = box.config<IoSettings>(CARD_KEYS.io)?.i2c;
     box.eraseAll();
     box.setConfig(CARD_KEYS.identity, identity);
+    box.setConfig(CARD_KEYS.key, key);
     box.setConfig(LORA_DETAILS_KEY, lora);
     if (i2c !== undefined) box.setConfig(CARD_KEYS.io, { i2c });
   } else {

@@ -1,4 +1,5 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
+import type { SensorPeers } from "./SensorPeers.js";
 import type { WorldEvent } from "../world/Surroundings.js";
 import { epochAt } from "./moduleTime.js";
 import {
@@ -30,7 +31,7 @@ const MAX_TURNS = 32;
  * sampling timer runs unless capture or sync is on.
  */
 export class Accelerometer {
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   /** The motion total at the last `card.motion` (it reports "since then"). */
   #lastReadTotal: number;
   readonly #trackTimer: SensorTimer;
@@ -44,7 +45,10 @@ export class Accelerometer {
   #unsubscribe: (() => void) | undefined;
   #disposed = false;
 
-  constructor(module: ModuleContext) {
+  readonly #peers: SensorPeers;
+
+  constructor(module: ModuleCore, peers: SensorPeers) {
+    this.#peers = peers;
     this.#module = module;
     this.#trackTimer = new SensorTimer(module.clock);
     this.#syncTimer = new SensorTimer(module.clock);
@@ -201,7 +205,7 @@ export class Accelerometer {
       orientation: module.world.orientation(),
     };
     if (total > 0) body["motion"] = total;
-    const fix = module.sensors.gnss.current();
+    const fix = this.#peers.currentFix();
     module.notebox.appendToQueue(s.file ?? DEFAULT_MOTION_FILE, {
       body,
       time: module.noteTime(),
@@ -240,7 +244,7 @@ export class Accelerometer {
     }
     if (!due) return;
     this.#lastSync = now;
-    module.sensors.requestSync("motion");
+    this.#peers.requestSync("motion");
   }
 
   #event(event: WorldEvent): void {

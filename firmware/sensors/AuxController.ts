@@ -1,4 +1,5 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
+import type { SensorPeers } from "./SensorPeers.js";
 import { AUX_PINS, type AuxEdge, type AuxPin, type AuxPinSetup } from "../world/AuxPins.js";
 import { readSettings, SENSOR_KEYS, type AuxSettings, type CarrierSettings } from "./SensorSettings.js";
 import type { JsonObject } from "../../core/json.js";
@@ -92,7 +93,7 @@ interface Counting {
  * (no outboard update runs here). Counters and LEDs are RAM.
  */
 export class AuxController {
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   #counting: Counting | undefined;
   readonly #lastChange = new Map<AuxPin, number>();
   #lastCountNote: number | undefined;
@@ -102,7 +103,10 @@ export class AuxController {
   #applying = false;
   #disposed = false;
 
-  constructor(module: ModuleContext) {
+  readonly #peers: SensorPeers;
+
+  constructor(module: ModuleCore, peers: SensorPeers) {
+    this.#peers = peers;
     this.#module = module;
   }
 
@@ -178,7 +182,7 @@ export class AuxController {
         if (s.seconds) reply["seconds"] = s.seconds;
       }
     }
-    if (mode.startsWith("track")) Object.assign(reply, this.#module.sensors.temperature.environment());
+    if (mode.startsWith("track")) Object.assign(reply, this.#peers.environment());
     return reply;
   }
 

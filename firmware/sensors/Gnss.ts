@@ -1,4 +1,5 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
+import type { Fix, SensorPeers } from "./SensorPeers.js";
 import { distanceMeters } from "../world/geo.js";
 import { epochAt } from "./moduleTime.js";
 import { SensorTimer } from "./SensorTimer.js";
@@ -12,21 +13,6 @@ import {
 import { periodFor } from "./voltageVariableSetting.js";
 
 /** One location the module knows. */
-export interface Fix {
-  readonly lat: number;
-  readonly lon: number;
-  readonly alt?: number;
-  /** Epoch seconds of the fix. */
-  readonly time: number;
-  /** Module clock ms of the fix; undefined for a fix read back from flash after a restart. */
-  readonly at?: number;
-  readonly dop?: number;
-  readonly satellites?: number;
-  readonly snr?: number;
-  /** Seconds the receiver searched before this fix. */
-  readonly searched?: number;
-  readonly source: "gps" | "fixed";
-}
 
 /** What the tracker hears from the GPS (each call runs inside module.exclusive). */
 export interface GnssListener {
@@ -70,7 +56,7 @@ const FIX_INTERVAL_MS = 5_000;
  * - `off`: no receiver; the last fix is kept.
  */
 export class Gnss {
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   readonly #listener: GnssListener;
   #receiver: Receiver = { state: "off" };
   readonly #tick: SensorTimer;
@@ -82,8 +68,11 @@ export class Gnss {
   #disposed = false;
   #unsubscribe: (() => void) | undefined;
 
-  constructor(module: ModuleContext, listener: GnssListener) {
+  readonly #peers: SensorPeers;
+
+  constructor(module: ModuleCore, peers: SensorPeers, listener: GnssListener) {
     this.#module = module;
+    this.#peers = peers;
     this.#listener = listener;
     this.#tick = new SensorTimer(module.clock);
     this.#search = new SensorTimer(module.clock);
@@ -252,7 +241,7 @@ export class Gnss {
 
   #moved(events: number): boolean {
     // Without an accelerometer there is nothing to gate on: every period samples.
-    if (!this.#module.sensors.accelerometer.enabled) return true;
+    if (!this.#peers.motionSensing()) return true;
     return events > (this.settings.threshold ?? 0);
   }
 

@@ -1,7 +1,8 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import { measuredVoltage } from "../power/VoltagePolicy.js";
 import { bearingDegrees, distanceMeters } from "../world/geo.js";
-import type { Fix, GnssListener } from "./Gnss.js";
+import type { GnssListener } from "./Gnss.js";
+import type { Fix, SensorPeers } from "./SensorPeers.js";
 import { readSettings, SENSOR_KEYS, type TrackSettings } from "./SensorSettings.js";
 import { SensorTimer } from "./SensorTimer.js";
 import type { JsonObject } from "../../core/json.js";
@@ -29,7 +30,7 @@ interface LastNote {
  * carries the fix as its location.
  */
 export class LocationTracker implements GnssListener {
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   #last: LastNote | undefined;
   #journey: { id: number; count: number } | undefined;
   #payload: Uint8Array | undefined;
@@ -38,8 +39,11 @@ export class LocationTracker implements GnssListener {
   #outsideSince: number | undefined;
   #disposed = false;
 
-  constructor(module: ModuleContext) {
+  readonly #peers: SensorPeers;
+
+  constructor(module: ModuleCore, peers: SensorPeers) {
     this.#module = module;
+    this.#peers = peers;
     this.#heartbeat = new SensorTimer(module.clock);
   }
 
@@ -91,8 +95,7 @@ export class LocationTracker implements GnssListener {
 
   fix(fix: Fix, moved: boolean): void {
     if (!this.settings.on) return;
-    const gnss = this.#module.sensors.gnss;
-    if (moved && gnss.journeys) {
+    if (moved && this.#peers.journeys()) {
       this.#journey ??= { id: fix.time, count: 0 };
       this.#journey.count++;
     }
@@ -108,8 +111,8 @@ export class LocationTracker implements GnssListener {
   #write(fix: Fix | undefined, heartbeat: boolean): void {
     const module = this.#module;
     const now = module.clock.now();
-    const accelerometer = module.sensors.accelerometer;
-    const total = accelerometer.total();
+    const peers = this.#peers;
+    const total = peers.motionTotal();
     const previous = this.#last;
     const body: JsonObject = {};
     if (this.#journey && !heartbeat) {
@@ -117,9 +120,7 @@ export class LocationTracker implements GnssListener {
       body["jcount"] = this.#journey.count;
     }
     if (heartbeat) body["heartbeat"] = true;
-    body["motion"] = previous
-      ? accelerometer.since(previous.total)
-      : accelerometer.count(module.bootedAt, now);
+    body["motion"] = previous ? peers.motionSince(previous.total) : peers.motionCount(module.bootedAt, now);
     if (previous) {
       const seconds = Math.round((now - previous.at) / 1000);
       body["seconds"] = seconds;
@@ -134,13 +135,12 @@ export class LocationTracker implements GnssListener {
       body["dop"] = fix.dop;
       body["time"] = fix.time;
     }
-    const sensors = module.sensors;
-    body["temperature"] = sensors.temperature.reading();
+    body["temperature"] = peers.temperatureReading();
     body["voltage"] = round(measuredVoltage(module), 4);
     if (module.voltage.now().usb) body["usb"] = true;
-    if (sensors.aux.chargingReported()) body["charging"] = true;
+    if (peers.chargingReported()) body["charging"] = true;
     if (fix && this.#insideFence(fix)) body["inside_fence"] = true;
-    if (sensors.aux.tracksEnvironment()) Object.assign(body, sensors.temperature.environment());
+    if (peers.tracksEnvironment()) Object.assign(body, peers.environment());
     const content = {
       body: prune(body),
       time: module.noteTime(),
@@ -157,7 +157,7 @@ export class LocationTracker implements GnssListener {
   /** Inside the geofence; crossing it (after `minutes` outside when leaving) asks for a sync. */
   #insideFence(fix: Fix): boolean {
     const module = this.#module;
-    const fence = module.sensors.gnss.settings.fence;
+    const fence = this.#peers.fence();
     if (fence?.max === undefined) return false;
     const inside = distanceMeters(fence, fix) <= fence.max;
     const at = fix.at ?? module.clock.now();
@@ -189,7 +189,7 @@ export class LocationTracker implements GnssListener {
       this.#module
         .exclusive(() => {
           if (this.#disposed || !this.settings.on) return;
-          this.#write(this.#module.sensors.gnss.current(), true);
+          this.#write(this.#peers.currentFix(), true);
         })
         .catch((error: unknown) =>
           this.#module.log.error("track heartbeat failed", {

@@ -1,4 +1,4 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 
 /**
  * Configuration records of the location, motion, temperature and AUX requests (Notebox config
@@ -134,6 +134,6 @@ export interface CarrierSettings {
   readonly charging?: boolean;
 }
 
-export function readSettings<T extends object>(module: ModuleContext, key: string): T {
+export function readSettings<T extends object>(module: ModuleCore, key: string): T {
   return module.notebox.config<T>(key) ?? ({} as T);
 }

@@ -1,8 +1,9 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import type { CellTower } from "../world/Surroundings.js";
 import { Accelerometer } from "./Accelerometer.js";
 import { AuxController } from "./AuxController.js";
-import { Gnss, type Fix } from "./Gnss.js";
+import { Gnss } from "./Gnss.js";
+import type { Fix, SensorPeers } from "./SensorPeers.js";
 import { LocationTracker } from "./LocationTracker.js";
 import { TemperatureSensor } from "./TemperatureSensor.js";
 import { Triangulation, type TriangulationData } from "./Triangulation.js";
@@ -30,23 +31,23 @@ export interface LocationReport {
  * triangulation. Their settings are flash records; their state and timers are RAM, so a restart
  * disposes them and boot builds them again from the settings.
  */
-export class Sensors {
+export class Sensors implements SensorPeers {
   readonly gnss: Gnss;
   readonly tracker: LocationTracker;
   readonly accelerometer: Accelerometer;
   readonly temperature: TemperatureSensor;
   readonly aux: AuxController;
   readonly triangulation: Triangulation;
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   #wishes: SyncWish[] = [];
 
-  constructor(module: ModuleContext) {
+  constructor(module: ModuleCore) {
     this.#module = module;
-    this.tracker = new LocationTracker(module);
-    this.gnss = new Gnss(module, this.tracker);
-    this.accelerometer = new Accelerometer(module);
+    this.tracker = new LocationTracker(module, this);
+    this.gnss = new Gnss(module, this, this.tracker);
+    this.accelerometer = new Accelerometer(module, this);
     this.temperature = new TemperatureSensor(module);
-    this.aux = new AuxController(module);
+    this.aux = new AuxController(module, this);
     this.triangulation = new Triangulation(module);
   }
 
@@ -64,6 +65,52 @@ export class Sensors {
     this.accelerometer.dispose();
     this.temperature.dispose();
     this.aux.dispose();
+  }
+
+  // --- SensorPeers: what the sensors use of each other --------------------------------------
+
+  currentFix(): Fix | undefined {
+    return this.gnss.current();
+  }
+
+  fence() {
+    return this.gnss.settings.fence;
+  }
+
+  journeys(): boolean {
+    return this.gnss.journeys;
+  }
+
+  motionSensing(): boolean {
+    return this.accelerometer.enabled;
+  }
+
+  motionTotal(): number {
+    return this.accelerometer.total();
+  }
+
+  motionSince(total: number): number {
+    return this.accelerometer.since(total);
+  }
+
+  motionCount(from: number, to: number): number {
+    return this.accelerometer.count(from, to);
+  }
+
+  temperatureReading(): number {
+    return this.temperature.reading();
+  }
+
+  environment() {
+    return this.temperature.environment();
+  }
+
+  chargingReported(): boolean {
+    return this.aux.chargingReported();
+  }
+
+  tracksEnvironment(): boolean {
+    return this.aux.tracksEnvironment();
   }
 
   /** Asks for a hub session now (motion-triggered sync); the sync engine takes these. */

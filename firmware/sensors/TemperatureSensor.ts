@@ -1,4 +1,4 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import { measuredVoltage } from "../power/VoltagePolicy.js";
 import { readSettings, SENSOR_KEYS, type TempSettings } from "./SensorSettings.js";
 import { SensorTimer } from "./SensorTimer.js";
@@ -16,11 +16,11 @@ const RESOLUTION = 1 / 16;
  * `pressure`.
  */
 export class TemperatureSensor {
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   readonly #timer: SensorTimer;
   #disposed = false;
 
-  constructor(module: ModuleContext) {
+  constructor(module: ModuleCore) {
     this.#module = module;
     this.#timer = new SensorTimer(module.clock);
   }

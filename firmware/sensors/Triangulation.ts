@@ -1,4 +1,4 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import type { CellTower } from "../world/Surroundings.js";
 import { readSettings, SENSOR_KEYS, type TriangulateSettings } from "./SensorSettings.js";
 
@@ -29,7 +29,7 @@ const CWLAP = /^\+CWLAP:\((\d+),"((?:[^"\\]|\\.)*)",(-?\d+),"([0-9a-fA-F:]{17})"
  * scan itself happens when a session opens; `sessionData()` is what the sync engine sends.
  */
 export class Triangulation {
-  readonly #module: ModuleContext;
+  readonly #module: ModuleCore;
   #text: string | undefined;
   #wifi: AccessPoint[] = [];
   #wifiTime = 0;
@@ -37,7 +37,7 @@ export class Triangulation {
   /** Module clock ms of the last scan. */
   #lastScanAt: number | undefined;
 
-  constructor(module: ModuleContext) {
+  constructor(module: ModuleCore) {
     this.#module = module;
   }
 

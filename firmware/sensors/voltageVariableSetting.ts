@@ -1,4 +1,4 @@
-import type { ModuleContext } from "../ModuleContext.js";
+import type { ModuleCore } from "../ModuleCore.js";
 import { supplyState } from "../power/VoltagePolicy.js";
 import { VoltageVariable } from "../power/VoltageVariable.js";
 
@@ -24,7 +24,7 @@ export function parsePeriodVariable(
 }
 
 /** The value a voltage-variable period picks for the supply's present state, if any. */
-export function periodFor(module: ModuleContext, text: string | undefined): number | undefined {
+export function periodFor(module: ModuleCore, text: string | undefined): number | undefined {
   if (text === undefined) return undefined;
   const parsed = parsePeriodVariable(text);
   if ("problem" in parsed) return undefined;

@@ -5,6 +5,7 @@ import type { Notebox } from "./Notebox.js";
 import type { NoteContent } from "./noteContent.js";
 import type { Notefile } from "./Notefile.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import { localVersionSync } from "./noteVersions.js";
 import { cloneJson, type JsonObject } from "../../core/json.js";
 
 /**
@@ -19,7 +20,10 @@ export function storeNote(
   options: { volatile?: boolean } = {},
 ): Note {
   const previous = file.notes.get(id);
-  const note: Omit<Note, "change"> = { id, time: content.time, updates: previous ? previous.updates + 1 : 0 };
+  const updates = previous ? previous.updates + 1 : 0;
+  const note: Omit<Note, "change"> = { id, time: content.time, updates };
+  const sync = file.kind.queue ? undefined : localVersionSync(previous, updates);
+  if (sync) note.sync = sync;
   if (content.body !== undefined) note.body = content.body;
   if (content.payload !== undefined) note.payload = content.payload;
   if (content.template !== undefined) note.template = content.template;
@@ -37,8 +41,10 @@ export function deleteNote(notebox: Notebox, file: Notefile, note: Note): void {
     return;
   }
   if (note.deleted) return;
-  const { change: _change, ...rest } = note;
-  notebox.putNote(file, { ...rest, deleted: true, updates: note.updates + 1 });
+  const { change: _change, sync: _sync, ...rest } = note;
+  const updates = note.updates + 1;
+  const sync = localVersionSync(note, updates);
+  notebox.putNote(file, { ...rest, deleted: true, updates, ...(sync ? { sync } : {}) });
 }
 
 /** A fresh database note ID for `note:"?"`: change number * 256 + a random byte (as notelib). */

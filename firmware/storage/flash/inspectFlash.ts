@@ -128,7 +128,7 @@ export async function inspectFlash(fs: FlashFs): Promise<FlashInspection> {
   const config: Record<string, unknown> = {};
   for (const key of records.keys()) {
     const { kind, parts } = parseRecordKey(key);
-    if (kind === "c" && parts[0] !== undefined) config[parts[0]] = box.config(parts[0]);
+    if (kind === "c" && parts[0] !== undefined) config[parts[0]] = redacted(parts[0], box.config(parts[0]));
   }
   const journal = scan.chosen
     ? files.find((f) => f.name === journalName(scan.chosen!.generation))
@@ -158,4 +158,10 @@ class SnapshotStore implements KvStore {
     return { used: 0, capacity: 0 };
   }
   async close(): Promise<void> {}
+}
+
+/** A setting as inspection shows it: the module's private key never leaves the flash. */
+function redacted(key: string, value: unknown): unknown {
+  if (key !== "identity.key" || typeof value !== "object" || value === null) return value;
+  return { ...(value as Record<string, unknown>), private: "(not shown)" };
 }
