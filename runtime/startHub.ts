@@ -8,7 +8,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../core/Clock.js";
 import { SystemClock } from "./SystemClock.js";
-import type { HubServices } from "../hub/api/HubRouter.js";
+import type { HubServices } from "../hub/HubServices.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "../hub/auth/RateLimiter.js";
 import { hashPassword, newPassword } from "../hub/auth/secrets.js";
 import { bootstrapHub, bootstrapState, createPersonalAccessToken } from "../hub/bootstrap.js";

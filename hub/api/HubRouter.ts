@@ -1,25 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import type { Clock } from "../../core/Clock.js";
-import type { Authenticator } from "../auth/Authenticator.js";
 import { type Principal, roleAtLeast } from "../auth/Principal.js";
-import type { RateLimiter } from "../auth/RateLimiter.js";
 import * as errors from "../errors.js";
-import type { HubIds } from "../HubIds.js";
-import type { HubStore } from "../store/HubStore.js";
+import type { HubServices } from "../HubServices.js";
 import type { ProjectRecord, ProjectRole } from "../store/records.js";
 import { BodyReader } from "./BodyReader.js";
 import { QueryReader } from "./QueryReader.js";
-
-/** What every route handler can use. */
-export interface HubServices {
-  readonly store: HubStore;
-  readonly clock: Clock;
-  readonly ids: HubIds;
-  readonly auth: Authenticator;
-  readonly limiter: RateLimiter;
-  /** The base URL clients reach this hub at (links in environment hierarchies). */
-  publicUrl(): string;
-}
 
 export interface PublicContext {
   readonly services: HubServices;
