@@ -25,15 +25,22 @@ export class SqliteConnection {
    * A rollback counts as a write: read caches may hold rows the transaction had changed.
    */
   readonly gate = new TransactionGate({
-    begin: (depth) => this.db.exec(depth === 0 ? "BEGIN IMMEDIATE" : `SAVEPOINT hub_tx_${depth}`),
-    commit: (depth) => this.db.exec(depth === 0 ? "COMMIT" : `RELEASE hub_tx_${depth}`),
+    begin: (depth) => this.#control(depth === 0 ? "BEGIN IMMEDIATE" : `SAVEPOINT hub_tx_${depth}`),
+    commit: (depth) => this.#control(depth === 0 ? "COMMIT" : `RELEASE hub_tx_${depth}`),
     rollback: (depth) => {
       this.#writes++;
       // SQLite may already have rolled the whole transaction back itself (after some errors).
       if (!this.db.inTransaction) return;
-      this.db.exec(depth === 0 ? "ROLLBACK" : `ROLLBACK TO hub_tx_${depth}; RELEASE hub_tx_${depth}`);
+      if (depth === 0) return this.#control("ROLLBACK");
+      this.#control(`ROLLBACK TO hub_tx_${depth}`);
+      this.#control(`RELEASE hub_tx_${depth}`);
     },
   });
+
+  /** A transaction control statement (prepared once, like every other). */
+  #control(sql: string): void {
+    this.statement(sql).run();
+  }
 
   constructor(path: string) {
     this.db = new Database(path);
