@@ -120,8 +120,9 @@ export class TransactionGate {
     try {
       result = await this.#context.run(frame, work);
     } catch (error) {
-      // A nested unit still running (started and not awaited) ends before this one does.
-      await this.#when(frame, () => this.#end(frame, false));
+      // A nested unit still running (started and not awaited) ends before this one does. The
+      // work's error is the one to report, should the rollback fail too.
+      await this.#when(frame, () => this.#end(frame, false)).catch(() => undefined);
       throw error;
     }
     await this.#when(frame, () => this.#end(frame, true));
@@ -139,7 +140,9 @@ export class TransactionGate {
     else action();
   }
 
-  #begin(parent: Frame | undefined): Frame {
+  #begin(queuedIn: Frame | undefined): Frame {
+    // The transaction it was started in may have ended while it waited for its turn.
+    const parent = live(queuedIn);
     const frame: Frame = { parent, depth: this.#stack.length, afterCommit: [], open: true };
     this.steps.begin(frame.depth);
     this.#stack.push(frame);
