@@ -21,21 +21,19 @@ interface UpOptions extends ModuleCommandOptions {
 }
 
 /**
- * Registers the module in the hub's project, as the hub would on the module's first session, so
- * the device API shows it. Data moves between them once the sync capability exists.
+ * Registers the module in the hub's project through the hub's device service (on the hub's
+ * clock), as the hub would on the module's first session, so the device API shows it. Data moves
+ * between them once the sync capability exists.
  */
 async function provision(hub: RunningHub, running: RunningModule): Promise<void> {
   const { module } = running;
-  const { project_uid: projectUid, product_uid: productUid } = hub.credentials;
-  if (await hub.store.devices.getDevice(module.deviceUid)) return;
   const version = await module.request({ req: "card.version" });
-  await hub.store.devices.putDevice({
-    uid: module.deviceUid,
-    projectUid,
-    productUid,
+  await hub.services.devices.register({
+    deviceUid: module.deviceUid,
+    projectUid: hub.credentials.project_uid,
+    productUid: hub.credentials.product_uid,
     sku: module.variant.sku,
     firmwareModule: version?.["body"] ? JSON.stringify(version["body"]) : null,
-    provisioned: Date.now(),
   });
 }
 

@@ -2,44 +2,54 @@ import { STATUS_CODES } from "node:http";
 import Fastify, { type FastifyInstance, type FastifyServerFactory } from "fastify";
 import type { Logger } from "pino";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../core/jsonDepth.js";
-import type { Clock } from "../core/Clock.js";
 import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
 import { registerFleetRoutes } from "./api/fleetRoutes.js";
-import { HubRouter, type HubServices } from "./api/HubRouter.js";
+import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
 import { registerProjectRoutes } from "./api/projectRoutes.js";
-import { Authenticator } from "./auth/Authenticator.js";
-import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import * as errors from "./errors.js";
 import { HttpError, OAuthError } from "./HttpError.js";
-import { HubIds } from "./HubIds.js";
-import type { HubStore } from "./store/HubStore.js";
+import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
+import { ServiceError } from "./ServiceError.js";
 import { StoreError } from "./store/StoreError.js";
 
 /** Largest JSON request body (descriptions have their own 10 MB limit). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
 
-export interface HubAppOptions {
-  store: HubStore;
-  clock: Clock;
-  /** Identifier source (seeded in tests). */
-  ids?: HubIds;
-  /** `false` turns rate limiting off. */
-  rateLimits: RateLimits | false;
+/**
+ * The services the routes use, given (shared with in-process callers) or built here from the
+ * same options `createHubServices` takes (event subscriber faults then go to the request log).
+ */
+export type HubAppOptions = ({ services: HubServices } | HubServicesOptions) & {
   /** Structured request log; omitted or false logs nothing. */
   logger?: Logger | false;
-  /** The base URL clients use (links in environment hierarchies). */
-  publicUrl?: () => string;
   /** Lets the caller create the HTTP server (startHub serves the same app over HTTP and HTTPS). */
   serverFactory?: FastifyServerFactory;
+};
+
+/** A service's refusal in the API's words. */
+function serviceFault(error: ServiceError): HttpError {
+  switch (error.code) {
+    case "product-elsewhere":
+      return errors.productElsewhere(error.subject);
+    case "fleet-elsewhere":
+      return errors.fleetElsewhere(error.subject);
+    case "device-elsewhere":
+      return errors.deviceInOtherProject(error.subject);
+    case "device-active":
+      return errors.deviceAlreadyProvisioned(error.subject);
+    case "invalid":
+      return new HttpError(400, error.message);
+  }
 }
 
 function fault(error: unknown): HttpError {
   if (error instanceof HttpError) return error;
+  if (error instanceof ServiceError) return serviceFault(error);
   if (error instanceof StoreError) {
     switch (error.code) {
       case "note-exists":
@@ -100,14 +110,15 @@ export async function buildHubApp(
     return json(request, text, done);
   });
 
-  const services: HubServices = {
-    store: options.store,
-    clock: options.clock,
-    ids: options.ids ?? new HubIds(),
-    auth: new Authenticator(options.store, options.clock),
-    limiter: new RateLimiter(options.clock, options.rateLimits),
-    publicUrl: options.publicUrl ?? (() => "http://localhost"),
-  };
+  const services =
+    "services" in options
+      ? options.services
+      : createHubServices({
+          ...options,
+          onListenerError:
+            options.onListenerError ??
+            ((error, event) => app.log.error({ err: error, event: event.uid }, "event subscriber failed")),
+        });
 
   app.setErrorHandler((error, request, reply) => {
     const path = request.url.split("?")[0]!;

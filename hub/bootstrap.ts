@@ -144,3 +144,28 @@ export async function bootstrapHub(
   await store.setMeta(META_KEY, JSON.stringify(state));
   return { state, password, token };
 }
+
+/**
+ * New secrets for the bootstrap admin, for when credentials.json was lost (the database keeps only
+ * their hashes): a new password and a new personal access token, stored as one change. Undefined
+ * when the admin user no longer exists.
+ */
+export async function reissueAdminSecrets(
+  store: HubStore,
+  ids: HubIds,
+  clock: Clock,
+  state: BootstrapState,
+): Promise<{ token: string; password: string } | undefined> {
+  const password = newPassword();
+  const passwordHash = await hashPassword(password); // slow on purpose: not inside the transaction
+  return store.transaction(async () => {
+    const user = await store.accounts.getUser(state.user_uid);
+    if (!user) return undefined;
+    await store.accounts.setPasswordHash(user.uid, passwordHash);
+    const { token } = await createPersonalAccessToken(store, ids, clock, {
+      userUid: user.uid,
+      name: "credentials.json (re-created)",
+    });
+    return { token, password };
+  });
+}

@@ -8,10 +8,9 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../core/Clock.js";
 import { SystemClock } from "./SystemClock.js";
-import type { HubServices } from "../hub/api/HubRouter.js";
+import type { HubServices } from "../hub/HubServices.js";
 import { DEFAULT_RATE_LIMITS, type RateLimits } from "../hub/auth/RateLimiter.js";
-import { hashPassword, newPassword } from "../hub/auth/secrets.js";
-import { bootstrapHub, bootstrapState, createPersonalAccessToken } from "../hub/bootstrap.js";
+import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../hub/bootstrap.js";
 import { buildHubApp } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
 import { parseHostPort, urlHost } from "../hub/HostPort.js";
@@ -203,15 +202,9 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       }
       if (!secrets) {
         // The file was lost: its secrets exist nowhere else, so issue a new token and password.
-        const user = await store.accounts.getUser(state.user_uid);
-        if (!user) throw new Error(`hub database in ${options.dir} lost its admin user; use another --dir`);
-        const password = newPassword();
-        await store.accounts.setPasswordHash(user.uid, await hashPassword(password));
-        const { token } = await createPersonalAccessToken(store, ids, clock, {
-          userUid: user.uid,
-          name: "credentials.json (re-created)",
-        });
-        secrets = { token, password };
+        secrets = await reissueAdminSecrets(store, ids, clock, state);
+        if (!secrets)
+          throw new Error(`hub database in ${options.dir} lost its admin user; use another --dir`);
       }
     }
     const credentials: HubCredentials = {

@@ -1,25 +1,10 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from "fastify";
-import type { Clock } from "../../core/Clock.js";
-import type { Authenticator } from "../auth/Authenticator.js";
 import { type Principal, roleAtLeast } from "../auth/Principal.js";
-import type { RateLimiter } from "../auth/RateLimiter.js";
 import * as errors from "../errors.js";
-import type { HubIds } from "../HubIds.js";
-import type { HubStore } from "../store/HubStore.js";
+import type { HubServices } from "../HubServices.js";
 import type { ProjectRecord, ProjectRole } from "../store/records.js";
 import { BodyReader } from "./BodyReader.js";
 import { QueryReader } from "./QueryReader.js";
-
-/** What every route handler can use. */
-export interface HubServices {
-  readonly store: HubStore;
-  readonly clock: Clock;
-  readonly ids: HubIds;
-  readonly auth: Authenticator;
-  readonly limiter: RateLimiter;
-  /** The base URL clients reach this hub at (links in environment hierarchies). */
-  publicUrl(): string;
-}
 
 export interface PublicContext {
   readonly services: HubServices;
@@ -57,6 +42,17 @@ type Result = unknown;
  */
 export type RoleRule = ProjectRole | ((query: QueryReader) => ProjectRole);
 
+/** Who may call a route: anyone, any authenticated caller, or one with a role in the path's project. */
+type Access = { kind: "public" } | { kind: "account" } | { kind: "project"; role: RoleRule };
+
+/** What the access checks found: nothing (public), the caller, or the caller with its project and role. */
+type Granted = Partial<Omit<ProjectContext, keyof PublicContext>>;
+
+interface RouteOptions {
+  status?: number;
+  bodyLimit?: number;
+}
+
 /**
  * Declares routes with their access rule. Order of checks, the same for every route:
  * authentication (401), the project named in the path (404), the billing account's rate limit
@@ -71,6 +67,85 @@ export class HubRouter {
   /** The same router on an encapsulated fastify context (its own content-type parsers). */
   within(app: FastifyInstance): HubRouter {
     return new HubRouter(app, this.services);
+  }
+
+  /** A route anyone may call (login, token issue). */
+  public(
+    method: HTTPMethods,
+    url: string,
+    handler: (ctx: PublicContext) => Promise<Result>,
+    options?: RouteOptions,
+  ): void {
+    this.#route(method, url, { kind: "public" }, handler, options);
+  }
+
+  /** A route for any authenticated caller, limited against the caller's own billing account. */
+  account(
+    method: HTTPMethods,
+    url: string,
+    handler: (ctx: AccountContext) => Promise<Result>,
+    options?: RouteOptions,
+  ): void {
+    this.#route(method, url, { kind: "account" }, handler, options);
+  }
+
+  /**
+   * A route under `/v1/projects/:projectUID` (a ProjectUID or ProductUID), or naming a
+   * `:productUID`, needing at least `role` in that project.
+   */
+  project(
+    method: HTTPMethods,
+    url: string,
+    role: RoleRule,
+    handler: (ctx: ProjectContext) => Promise<Result>,
+    options?: RouteOptions,
+  ): void {
+    this.#route(method, url, { kind: "project", role }, handler, options);
+  }
+
+  #route<C extends PublicContext>(
+    method: HTTPMethods,
+    url: string,
+    access: Access,
+    handler: (ctx: C) => Promise<Result>,
+    options: RouteOptions = {},
+  ): void {
+    // Access is checked in onRequest, before the body is read: an unauthorized caller never
+    // makes the hub parse (or buffer) what it sent.
+    const granted = new WeakMap<FastifyRequest, Granted>();
+    this.app.route({
+      method,
+      url,
+      bodyLimit: options.bodyLimit,
+      onRequest: async (request) => {
+        granted.set(request, await this.#admit(request, access));
+      },
+      handler: async (request, reply) => {
+        const ctx = { ...this.#base(request, reply), ...granted.get(request) } as C;
+        const result = await handler(ctx);
+        if (reply.sent) return reply;
+        if (options.status !== undefined && reply.statusCode === 200) reply.code(options.status);
+        if (result === undefined) return reply.send();
+        return reply.send(result);
+      },
+    });
+  }
+
+  /** Every access check, in the order the class comment gives. */
+  async #admit(request: FastifyRequest, access: Access): Promise<Granted> {
+    if (access.kind === "public") return {};
+    const principal = await this.services.auth.authenticate(request.headers);
+    if (access.kind === "account") {
+      await this.#limit(await this.#homeAccount(principal));
+      return { principal };
+    }
+    const params = (request.params ?? {}) as Record<string, string>;
+    const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
+    await this.#limit(project.orgUid);
+    const needed = typeof access.role === "function" ? access.role(this.#query(request)) : access.role;
+    const have = await this.services.auth.roleIn(principal, project.uid);
+    if (!roleAtLeast(have, needed)) throw errors.roleTooLow(needed, have);
+    return { principal, project, role: have! };
   }
 
   #base(request: FastifyRequest, reply: FastifyReply): PublicContext {
@@ -88,98 +163,6 @@ export class HubRouter {
 
   #query(request: FastifyRequest): QueryReader {
     return new QueryReader((request.query ?? {}) as Record<string, string | string[]>);
-  }
-
-  #register<A>(
-    method: HTTPMethods,
-    url: string,
-    check: (request: FastifyRequest) => Promise<A>,
-    handler: (ctx: PublicContext, access: A) => Promise<Result>,
-    options: { status?: number; bodyLimit?: number } = {},
-  ): void {
-    // Access is checked in onRequest, before the body is read: an unauthorized caller never
-    // makes the hub parse (or buffer) what it sent.
-    const granted = new WeakMap<FastifyRequest, A>();
-    this.app.route({
-      method,
-      url,
-      bodyLimit: options.bodyLimit,
-      onRequest: async (request) => {
-        granted.set(request, await check(request));
-      },
-      handler: async (request, reply) => {
-        const result = await handler(this.#base(request, reply), granted.get(request)!);
-        if (reply.sent) return reply;
-        if (options.status !== undefined && reply.statusCode === 200) reply.code(options.status);
-        if (result === undefined) return reply.send();
-        return reply.send(result);
-      },
-    });
-  }
-
-  /** A route anyone may call (login, token issue). */
-  public(
-    method: HTTPMethods,
-    url: string,
-    handler: (ctx: PublicContext) => Promise<Result>,
-    options?: { status?: number; bodyLimit?: number },
-  ): void {
-    this.#register(
-      method,
-      url,
-      async () => undefined,
-      (ctx) => handler(ctx),
-      options,
-    );
-  }
-
-  /** A route for any authenticated caller, limited against the caller's own billing account. */
-  account(
-    method: HTTPMethods,
-    url: string,
-    handler: (ctx: AccountContext) => Promise<Result>,
-    options?: { status?: number; bodyLimit?: number },
-  ): void {
-    this.#register(
-      method,
-      url,
-      async (request) => {
-        const principal = await this.services.auth.authenticate(request.headers);
-        await this.#limit(await this.#homeAccount(principal));
-        return principal;
-      },
-      (ctx, principal) => handler({ ...ctx, principal }),
-      options,
-    );
-  }
-
-  /**
-   * A route under `/v1/projects/:projectUID` (a ProjectUID or ProductUID), or naming a
-   * `:productUID`, needing at least `role` in that project.
-   */
-  project(
-    method: HTTPMethods,
-    url: string,
-    role: RoleRule,
-    handler: (ctx: ProjectContext) => Promise<Result>,
-    options?: { status?: number; bodyLimit?: number },
-  ): void {
-    this.#register(
-      method,
-      url,
-      async (request) => {
-        const principal = await this.services.auth.authenticate(request.headers);
-        const params = (request.params ?? {}) as Record<string, string>;
-        const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
-        await this.#limit(project.orgUid);
-        const needed = typeof role === "function" ? role(this.#query(request)) : role;
-        const have = await this.services.auth.roleIn(principal, project.uid);
-        if (!roleAtLeast(have, needed)) throw errors.roleTooLow(needed, have);
-        return { principal, project, role: have! };
-      },
-      (ctx, access) => handler({ ...ctx, ...access }),
-      options,
-    );
   }
 
   /** A project by ProjectUID, or the project of a ProductUID. */

@@ -121,63 +121,48 @@ async function balanceHistory(ctx: AccountContext, org: OrganizationRecord): Pro
   return { data };
 }
 
+/**
+ * The two names of the same organizations: the current API's and the deprecated billing-account
+ * view, which keeps its own words for the list, the path parameter and the roles.
+ */
+const VIEWS = [
+  {
+    path: "/v1/organizations",
+    param: "organizationUID",
+    list: "organizations",
+    role: (role: OrgRole): string => role,
+    notFound: errors.organizationNotFound,
+  },
+  {
+    path: "/v1/billing-accounts",
+    param: "billingAccountUID",
+    list: "billing_accounts",
+    role: (role: OrgRole): string => BILLING_ROLE[role],
+    notFound: errors.billingAccountNotFound,
+  },
+] as const;
+
 /** Organizations and their deprecated billing-account view. */
 export function registerAccountRoutes(router: HubRouter): void {
   const { store } = router.services;
 
-  router.account("GET", "/v1/organizations", async (ctx) => ({
-    organizations: (await organizationsOf(store, ctx.principal)).map(({ org, role }) => ({
-      uid: org.uid,
-      name: org.name,
-      role,
-    })),
-  }));
+  for (const view of VIEWS) {
+    const one = `${view.path}/:${view.param}`;
+    const organization = (ctx: AccountContext): Promise<OrganizationRecord> =>
+      organizationFor(store, ctx.principal, ctx.params[view.param]!, view.notFound);
 
-  router.account("GET", "/v1/organizations/:organizationUID", async (ctx) => {
-    const org = await organizationFor(
-      store,
-      ctx.principal,
-      ctx.params.organizationUID!,
-      errors.organizationNotFound,
+    router.account("GET", view.path, async (ctx) => ({
+      [view.list]: (await organizationsOf(store, ctx.principal)).map(({ org, role }) => ({
+        uid: org.uid,
+        name: org.name,
+        role: view.role(role),
+      })),
+    }));
+
+    router.account("GET", one, async (ctx) => organizationDetail(store, await organization(ctx), ctx.now));
+
+    router.account("GET", `${one}/balance-history`, async (ctx) =>
+      balanceHistory(ctx, await organization(ctx)),
     );
-    return organizationDetail(store, org, ctx.now);
-  });
-
-  router.account("GET", "/v1/organizations/:organizationUID/balance-history", async (ctx) => {
-    const org = await organizationFor(
-      store,
-      ctx.principal,
-      ctx.params.organizationUID!,
-      errors.organizationNotFound,
-    );
-    return balanceHistory(ctx, org);
-  });
-
-  router.account("GET", "/v1/billing-accounts", async (ctx) => ({
-    billing_accounts: (await organizationsOf(store, ctx.principal)).map(({ org, role }) => ({
-      uid: org.uid,
-      name: org.name,
-      role: BILLING_ROLE[role],
-    })),
-  }));
-
-  router.account("GET", "/v1/billing-accounts/:billingAccountUID", async (ctx) => {
-    const org = await organizationFor(
-      store,
-      ctx.principal,
-      ctx.params.billingAccountUID!,
-      errors.billingAccountNotFound,
-    );
-    return organizationDetail(store, org, ctx.now);
-  });
-
-  router.account("GET", "/v1/billing-accounts/:billingAccountUID/balance-history", async (ctx) => {
-    const org = await organizationFor(
-      store,
-      ctx.principal,
-      ctx.params.billingAccountUID!,
-      errors.billingAccountNotFound,
-    );
-    return balanceHistory(ctx, org);
-  });
+  }
 }

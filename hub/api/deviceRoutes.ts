@@ -30,7 +30,7 @@ export function deviceFilter(ctx: ProjectContext): DeviceFilter {
 
 /** The Device API rows that are not notes, environment variables or fleets. */
 export function registerDeviceRoutes(router: HubRouter): void {
-  const { store } = router.services;
+  const { store, devices } = router.services;
   const P = "/v1/projects/:projectUID";
   const D = `${P}/devices/:deviceUID`;
 
@@ -154,27 +154,10 @@ export function registerDeviceRoutes(router: HubRouter): void {
     if (!DEVICE_UID.test(uid)) throw errors.invalidDeviceUid(uid);
     const body = ctx.body();
     const productUid = body.string("product_uid", { required: true })!;
-    const serial = body.string("device_sn", { max: 256 });
+    const serialNumber = body.string("device_sn", { max: 256 });
     const fleetUids = body.stringArray("fleet_uids", { max: 100 }) ?? [];
-    const product = await store.projects.getProduct(productUid);
-    if (!product || product.projectUid !== ctx.project.uid) throw errors.productElsewhere(productUid);
-    for (const fleet of fleetUids) {
-      const f = await store.projects.getFleet(fleet);
-      if (!f || f.projectUid !== ctx.project.uid) throw errors.fleetElsewhere(fleet);
-    }
-    const existing = await store.devices.getDevice(uid);
-    if (existing && existing.projectUid !== ctx.project.uid) throw errors.deviceInOtherProject(uid);
-    if (existing && existing.lastActivity !== null) throw errors.deviceAlreadyProvisioned(uid);
     // Applies when the device first connects: until then the record holds what it will get.
-    await store.devices.putDevice({
-      uid,
-      projectUid: ctx.project.uid,
-      productUid: product.uid,
-      serialNumber: serial ?? existing?.serialNumber ?? null,
-      provisioned: existing?.provisioned ?? ctx.now,
-      disabled: product.disableDevicesByDefault,
-      fleetUids: [...new Set([...fleetUids, ...(product.autoProvisionFleets ?? [])])],
-    });
+    await devices.provision(ctx.project.uid, uid, { productUid, serialNumber, fleetUids });
     return {};
   });
 

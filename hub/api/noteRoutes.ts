@@ -71,41 +71,8 @@ function notesMap(notes: NoteRecord[]): JsonObject {
 
 /** Notes and notefiles of a device's hub-side replica (interface B's datafile rules). */
 export function registerNoteRoutes(router: HubRouter): void {
-  const { store, ids } = router.services;
+  const { store, notes } = router.services;
   const D = "/v1/projects/:projectUID/devices/:deviceUID";
-
-  /** A hub-side change is an event of the device's project, as on the hosted service. */
-  const recordEvent = async (
-    ctx: ProjectContext,
-    device: DeviceRecord,
-    file: string,
-    kind: NotefileKind,
-    req: "note.add" | "note.update" | "note.delete",
-    note: NoteRecord | { noteId: string; body: null; payload: null; updates: number },
-  ): Promise<void> => {
-    const received = ctx.now / 1000;
-    const data: JsonObject = {
-      req,
-      app: ctx.project.uid,
-      product: device.productUid,
-      best_id: device.serialNumber ?? device.uid,
-      updates: note.updates,
-    };
-    if (device.serialNumber) data.sn = device.serialNumber;
-    if (!kind.queue) data.note = note.noteId;
-    if (note.body !== null) data.body = note.body;
-    if (note.payload !== null) data.payload = note.payload;
-    await store.telemetry.addEvent({
-      uid: ids.uuid(),
-      projectUid: ctx.project.uid,
-      deviceUid: device.uid,
-      sessionUid: null,
-      file,
-      received,
-      whenSec: Math.floor(received),
-      data,
-    });
-  };
 
   const target = async (
     ctx: ProjectContext,
@@ -120,11 +87,7 @@ export function registerNoteRoutes(router: HubRouter): void {
   router.project("POST", `${D}/notes/:notefileID`, "developer", async (ctx) => {
     const [device, file, kind] = await target(ctx, "write");
     if (!kind.queue) throw errors.noteIdRequired(file);
-    const content = noteContent(ctx.body());
-    const note = await store.notefiles
-      .addNote(device.uid, file, { noteId: null, ...content }, ctx.now)
-      .catch(storeError);
-    await recordEvent(ctx, device, file, kind, "note.add", note);
+    await notes.add(device, file, null, noteContent(ctx.body())).catch(storeError);
     return {};
   });
 
@@ -134,134 +97,62 @@ export function registerNoteRoutes(router: HubRouter): void {
     if (kind.queue) throw errors.noteIdNotAllowed(file);
     const noteId = ctx.params.noteID!;
     if (noteId === "-") {
-      if (!(await store.notefiles.getNotefile(device.uid, file))) {
-        await store.notefiles.createNotefile(device.uid, file, ctx.now).catch(storeError);
-      }
+      await notes.createNotefile(device, file, { ifMissing: true }).catch(storeError);
       return {};
     }
     checkNoteId(noteId);
-    const content = noteContent(ctx.body());
-    const note = await store.notefiles
-      .addNote(device.uid, file, { noteId, ...content }, ctx.now)
-      .catch(storeError);
-    await recordEvent(ctx, device, file, kind, "note.add", note);
+    await notes.add(device, file, noteId, noteContent(ctx.body())).catch(storeError);
     return {};
   });
 
   // Update DB Note: replaces body and payload; a database note is created if missing.
   router.project("PUT", `${D}/notes/:notefileID/:noteID`, "developer", async (ctx) => {
-    const [device, file, kind] = await target(ctx, "write");
+    const [device, file] = await target(ctx, "write");
     const noteId = ctx.params.noteID!;
     checkNoteId(noteId);
-    const content = noteContent(ctx.body());
-    const note = await store.notefiles
-      .updateNote(device.uid, file, noteId, content, ctx.now, !kind.queue)
-      .catch(storeError);
-    await recordEvent(ctx, device, file, kind, "note.update", note);
+    await notes.update(device, file, noteId, noteContent(ctx.body())).catch(storeError);
     return {};
   });
 
-  /** A database note's deletion as an event (queues record none, as on the hosted service). */
-  const recordDeletion = async (
-    ctx: ProjectContext,
-    device: DeviceRecord,
-    file: string,
-    kind: NotefileKind,
-    noteId: string,
-    updatesBefore: number,
-  ): Promise<void> => {
-    if (kind.queue) return;
-    await recordEvent(ctx, device, file, kind, "note.delete", {
-      noteId,
-      body: null,
-      payload: null,
-      updates: updatesBefore + 1,
-    });
-  };
-
-  /**
-   * Removes a note the way Delete Note does: a database note leaves a tombstone (the module must
-   * learn of it) and is recorded as a `note.delete` event; a queued inbound note is simply withdrawn.
-   */
-  const deleteNote = async (
-    ctx: ProjectContext,
-    device: DeviceRecord,
-    file: string,
-    kind: NotefileKind,
-    noteId: string,
-    updatesBefore: number,
-  ): Promise<void> => {
-    await store.notefiles.deleteNote(device.uid, file, noteId, ctx.now, !kind.queue).catch(storeError);
-    await recordDeletion(ctx, device, file, kind, noteId, updatesBefore);
-  };
-
-  // Delete Note.
+  // Delete Note: a database note leaves a tombstone, a queued inbound note is withdrawn.
   router.project("DELETE", `${D}/notes/:notefileID/:noteID`, "developer", async (ctx) => {
-    const [device, file, kind] = await target(ctx, "write");
+    const [device, file] = await target(ctx, "write");
     const noteId = ctx.params.noteID!;
     checkNoteId(noteId);
-    const before = await store.notefiles.getNote(device.uid, file, noteId);
-    await deleteNote(ctx, device, file, kind, noteId, before?.updates ?? 0);
+    await notes.delete(device, file, noteId).catch(storeError);
     return {};
   });
 
   /** Get DB Note: the note; `delete=true` takes it (a Delete Note, event included). */
-  const getNote = async (
-    ctx: ProjectContext,
-    device: DeviceRecord,
-    file: string,
-    kind: NotefileKind,
-    noteId: string,
-  ) => {
+  const getNote = async (ctx: ProjectContext, device: DeviceRecord, file: string, noteId: string) => {
     checkNoteId(noteId);
-    const wantDeleted = ctx.query.bool("deleted", false);
+    const includeDeleted = ctx.query.bool("deleted", false);
     const take = takes(ctx);
-    const note = await store.notefiles.getNote(device.uid, file, noteId);
-    if (!note) {
-      if (!(await store.notefiles.getNotefile(device.uid, file))) {
-        throw errors.notefileMissing(`{notefile-noexist} notefile does not exist: ${file}`);
-      }
-      throw errors.noteMissing(`{note-noexist} note not found: ${noteId}`);
-    }
-    if (note.deleted && !wantDeleted)
-      throw errors.noteMissing(`note has been deleted: ${noteId} {note-noexist}`);
-    if (take && !note.deleted) await deleteNote(ctx, device, file, kind, noteId, note.updates);
-    return noteView(note);
+    return noteView(await notes.get(device, file, noteId, { includeDeleted, take }).catch(storeError));
   };
 
   // Get DB Note.
   router.project("GET", `${D}/notes/:notefileID/:noteID`, readOrTake, async (ctx) => {
-    const [device, file, kind] = await target(ctx, "read");
-    return getNote(ctx, device, file, kind, ctx.params.noteID!);
+    const [device, file] = await target(ctx, "read");
+    return getNote(ctx, device, file, ctx.params.noteID!);
   });
 
   /** The notefile's notes (with a tracker: its changes); `delete=true` takes the notes returned. */
-  const changes = async (ctx: ProjectContext, device: DeviceRecord, file: string, kind: NotefileKind) => {
+  const changes = async (ctx: ProjectContext, device: DeviceRecord, file: string) => {
     const tracker = ctx.query.string("tracker") ?? null;
     if (tracker !== null) checkTracker(tracker);
     const take = takes(ctx);
-    const result = await store.notefiles
-      .changes(
-        device.uid,
-        file,
-        {
-          tracker,
-          max: ctx.query.int("max", { min: 0, max: 1_000_000 }) ?? 0,
-          start: ctx.query.bool("start", false),
-          stop: ctx.query.bool("stop", false),
-          includeDeleted: ctx.query.bool("deleted", false),
-          deleteReturned: take,
-          tombstoneOnDelete: !kind.queue,
-          peek: ctx.readOnly,
-        },
-        ctx.now,
-      )
+    const result = await notes
+      .read(device, file, {
+        tracker,
+        max: ctx.query.int("max", { min: 0, max: 1_000_000 }) ?? 0,
+        start: ctx.query.bool("start", false),
+        stop: ctx.query.bool("stop", false),
+        includeDeleted: ctx.query.bool("deleted", false),
+        take,
+        peek: ctx.readOnly,
+      })
       .catch(storeError);
-    if (take) {
-      for (const n of result.notes) {
-        if (!n.deleted) await recordDeletion(ctx, device, file, kind, n.noteId, n.updates);
-      }
-    }
     const out: JsonObject = {};
     if (result.changes !== undefined) out.changes = result.changes;
     out.total = result.total;
@@ -271,8 +162,8 @@ export function registerNoteRoutes(router: HubRouter): void {
 
   // Get Notefile (current definition): the queued notes of a .qi, every note of a .db.
   router.project("GET", `${D}/notes/:notefileID`, readOrTake, async (ctx) => {
-    const [device, file, kind] = await target(ctx, "read");
-    return changes(ctx, device, file, kind);
+    const [device, file] = await target(ctx, "read");
+    return changes(ctx, device, file);
   });
 
   // `…/notes/{file}/changes` is two calls: the older client's incremental changes, and (current
@@ -284,15 +175,15 @@ export function registerNoteRoutes(router: HubRouter): void {
     const [device, file, kind] = await target(ctx, "read");
     const trackerArgs = ["tracker", "max", "start", "stop"].some((a) => ctx.query.has(a));
     if (!trackerArgs && !kind.queue && (await store.notefiles.getNote(device.uid, file, "changes"))) {
-      return getNote(ctx, device, file, kind, "changes");
+      return getNote(ctx, device, file, "changes");
     }
-    return changes(ctx, device, file, kind);
+    return changes(ctx, device, file);
   });
 
   // Create Notefile.
   router.project("POST", `${D}/notefiles/:notefileID`, "developer", async (ctx) => {
     const [device, file] = await target(ctx, "write");
-    await store.notefiles.createNotefile(device.uid, file, ctx.now).catch(storeError);
+    await notes.createNotefile(device, file).catch(storeError);
     return {};
   });
 
@@ -359,7 +250,7 @@ export function registerNoteRoutes(router: HubRouter): void {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const files = ctx.body().stringArray("files", { required: true, max: 1000 })!;
     for (const file of files) hubNotefile(file, "write");
-    await store.notefiles.deleteNotefiles(device.uid, files, ctx.now).catch(storeError);
+    await notes.deleteNotefiles(device, files).catch(storeError);
     return {};
   });
 }

@@ -29,8 +29,9 @@ import type { JsonObject } from "../../core/json.js";
 /**
  * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is
  * asynchronous and atomic on its own so that a PostgreSQL backend can implement the same
- * interface. Refusals the API reports (a duplicate note, a missing notefile) are thrown as
- * `StoreError` with a code; anything else thrown is a fault.
+ * interface, and `transaction` makes several calls one unit. Refusals the API reports (a
+ * duplicate note, a missing notefile) are thrown as `StoreError` with a code; anything else
+ * thrown is a fault.
  */
 export interface HubStore {
   readonly accounts: AccountStore;
@@ -41,6 +42,21 @@ export interface HubStore {
   readonly telemetry: TelemetryStore;
   readonly descriptions: DescriptionStore;
   readonly credentials: CredentialStore;
+  /**
+   * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
+   * through services) commits together when it resolves, or not at all when it throws (the error
+   * is passed on). Calls from outside never see its changes before the commit: SQLite makes them
+   * wait until it has ended; a server database would give them their own snapshot. Called
+   * inside a transaction, it joins it as a nested unit (a savepoint): a throw undoes only that
+   * unit's changes, and nothing is committed before the outermost transaction is.
+   */
+  transaction<T>(work: () => Promise<T>): Promise<T>;
+  /**
+   * Runs `action` once the transaction the caller is in has committed (never when it, or the
+   * nested unit the caller is in, rolls back); outside a transaction, at once. For telling others
+   * about changes (event subscribers) only when they are real.
+   */
+  afterCommit(action: () => void): void;
   /** Small key/value settings of the hub itself (bootstrap state). */
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import { migrations } from "./migrations.js";
+import { TransactionGate } from "./TransactionGate.js";
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -19,6 +20,27 @@ export class SqliteConnection {
   #readsVersion = "";
   #external = -1;
   #externalChecked = false;
+  /**
+   * Asynchronous transactions over several store calls, and the order of every call around them.
+   * A rollback counts as a write: read caches may hold rows the transaction had changed.
+   */
+  readonly gate = new TransactionGate({
+    begin: (depth) => this.#control(depth === 0 ? "BEGIN IMMEDIATE" : `SAVEPOINT hub_tx_${depth}`),
+    commit: (depth) => this.#control(depth === 0 ? "COMMIT" : `RELEASE hub_tx_${depth}`),
+    rollback: (depth) => {
+      this.#writes++;
+      // SQLite may already have rolled the whole transaction back itself (after some errors).
+      if (!this.db.inTransaction) return;
+      if (depth === 0) return this.#control("ROLLBACK");
+      this.#control(`ROLLBACK TO hub_tx_${depth}`);
+      this.#control(`RELEASE hub_tx_${depth}`);
+    },
+  });
+
+  /** A transaction control statement (prepared once, like every other). */
+  #control(sql: string): void {
+    this.statement(sql).run();
+  }
 
   constructor(path: string) {
     this.db = new Database(path);
@@ -111,9 +133,17 @@ export class SqliteConnection {
     return `${this.#external}:${this.#writes}`;
   }
 
-  /** Runs `work` in one transaction (nested calls become savepoints). */
+  /**
+   * Runs synchronous `work` in one transaction (inside an open one: a savepoint). For one store
+   * method's statements; `gate.transaction` spans several awaited calls.
+   */
   transaction<T>(work: () => T): T {
-    return this.db.transaction(work)();
+    try {
+      return this.db.transaction(work)();
+    } catch (error) {
+      this.#writes++; // rolled back: cached reads may show what was undone
+      throw error;
+    }
   }
 
   close(): void {

@@ -8,6 +8,22 @@ import { SqliteEnvStore } from "./SqliteEnvStore.js";
 import { SqliteNotefileStore } from "./SqliteNotefileStore.js";
 import { SqliteProjectStore } from "./SqliteProjectStore.js";
 import { SqliteTelemetryStore } from "./SqliteTelemetryStore.js";
+import type { TransactionGate } from "./TransactionGate.js";
+
+/**
+ * `store` with every method passed through the gate: it waits while a transaction it is not part
+ * of is open. (The methods do all their SQL synchronously, before they return.) The result
+ * inherits from `store`, so its fields stay readable.
+ */
+function gated<T extends object>(store: T, gate: TransactionGate): T {
+  const out = Object.create(store) as Record<string, unknown>;
+  for (const name of Object.getOwnPropertyNames(Object.getPrototypeOf(store))) {
+    const method = (store as Record<string, unknown>)[name];
+    if (name === "constructor" || typeof method !== "function") continue;
+    out[name] = (...args: unknown[]) => gate.call(() => method.apply(store, args) as Promise<unknown>);
+  }
+  return out as T;
+}
 
 /** The embedded hub store: one SQLite file (WAL) holding every record of the hub. */
 export class SqliteHubStore implements HubStore {
@@ -25,29 +41,44 @@ export class SqliteHubStore implements HubStore {
   constructor(path: string) {
     const sql = new SqliteConnection(path);
     this.#connection = sql;
-    this.accounts = new SqliteAccountStore(sql);
-    this.devices = new SqliteDeviceStore(sql);
-    this.projects = new SqliteProjectStore(sql, (uids) => this.devices.refreshDevices(uids));
-    this.env = new SqliteEnvStore(sql);
-    this.notefiles = new SqliteNotefileStore(sql);
-    this.telemetry = new SqliteTelemetryStore(sql);
-    this.descriptions = new SqliteDescriptionStore(sql);
-    this.credentials = new SqliteCredentialStore(sql);
+    const gate = sql.gate;
+    const devices = new SqliteDeviceStore(sql);
+    this.accounts = gated(new SqliteAccountStore(sql), gate);
+    this.devices = gated(devices, gate);
+    this.projects = gated(new SqliteProjectStore(sql, (uids) => devices.refreshDevices(uids)), gate);
+    this.env = gated(new SqliteEnvStore(sql), gate);
+    this.notefiles = gated(new SqliteNotefileStore(sql), gate);
+    this.telemetry = gated(new SqliteTelemetryStore(sql), gate);
+    this.descriptions = gated(new SqliteDescriptionStore(sql), gate);
+    this.credentials = gated(new SqliteCredentialStore(sql), gate);
+  }
+
+  transaction<T>(work: () => Promise<T>): Promise<T> {
+    return this.#connection.gate.transaction(work);
+  }
+
+  afterCommit(action: () => void): void {
+    this.#connection.gate.afterCommit(action);
   }
 
   async getMeta(key: string): Promise<string | undefined> {
-    return this.#connection.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", key)?.value;
-  }
-
-  async setMeta(key: string, value: string): Promise<void> {
-    this.#connection.run(
-      "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-      key,
-      value,
+    return this.#connection.gate.call(
+      async () => this.#connection.get<{ value: string }>("SELECT value FROM meta WHERE key = ?", key)?.value,
     );
   }
 
+  async setMeta(key: string, value: string): Promise<void> {
+    return this.#connection.gate.call(async () => {
+      this.#connection.run(
+        "INSERT INTO meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+        key,
+        value,
+      );
+    });
+  }
+
+  /** Closes the database once any open transaction has ended. */
   async close(): Promise<void> {
-    this.#connection.close();
+    return this.#connection.gate.call(async () => this.#connection.close());
   }
 }

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import { SeededRandom } from "../../../core/SeededRandom.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
-import type { HubServices } from "../../../hub/api/HubRouter.js";
+import type { HubServices } from "../../../hub/HubServices.js";
 import type { RateLimits } from "../../../hub/auth/RateLimiter.js";
 import { UNUSABLE_PASSWORD_HASH } from "../../../hub/auth/secrets.js";
 import { bootstrapHub, createPersonalAccessToken } from "../../../hub/bootstrap.js";

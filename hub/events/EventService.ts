@@ -1,0 +1,87 @@
+import type { Clock } from "../../core/Clock.js";
+import type { JsonObject } from "../../core/json.js";
+import type { HubIds } from "../HubIds.js";
+import type { HubStore } from "../store/HubStore.js";
+import type { EventRecord } from "../store/records.js";
+
+/** An event as its source knows it; the hub adds when it received it (and a UID, unless given). */
+export interface NewEvent {
+  projectUid: string;
+  deviceUid: string;
+  file: string;
+  /** The event document as the API returns it. */
+  data: JsonObject;
+  sessionUid?: string | null;
+  /** A UID derived from content (the device sync: a note sent twice is one event); new by default. */
+  uid?: string;
+  /** Epoch seconds the device captured it; by default the second it was received. */
+  whenSec?: number;
+}
+
+/** Told about every event once it is stored for good. */
+export type EventListener = (event: EventRecord) => void | Promise<void>;
+
+/**
+ * Stores the events of devices and hands each to the subscribers (routing subscribes). The
+ * receive time is the hub clock's. Inside a store transaction, subscribers hear of an event
+ * only after the transaction committed, and never of one whose transaction rolled back.
+ * Subscribers are called one after another, synchronously; one that throws (or rejects) is
+ * reported to `onListenerError` and changes nothing for the event or the other subscribers.
+ */
+export class EventService {
+  readonly #listeners: { listener: EventListener }[] = [];
+
+  constructor(
+    private readonly store: HubStore,
+    private readonly clock: Clock,
+    private readonly ids: HubIds,
+    private readonly onListenerError: (error: unknown, event: EventRecord) => void = () => undefined,
+  ) {}
+
+  /** Stores the event; resolves with the stored record (subscribers told as described above). */
+  async record(event: NewEvent): Promise<EventRecord> {
+    const received = this.clock.now() / 1000;
+    const record: EventRecord = {
+      uid: event.uid ?? this.ids.uuid(),
+      projectUid: event.projectUid,
+      deviceUid: event.deviceUid,
+      sessionUid: event.sessionUid ?? null,
+      file: event.file,
+      received,
+      whenSec: event.whenSec ?? Math.floor(received),
+      data: event.data,
+    };
+    await this.store.telemetry.addEvent(record);
+    this.store.afterCommit(() => this.#publish(record));
+    return record;
+  }
+
+  /** Adds a subscriber; the function returned removes it (subscribing twice means told twice). */
+  subscribe(listener: EventListener): () => void {
+    const entry = { listener };
+    this.#listeners.push(entry);
+    return () => {
+      const index = this.#listeners.indexOf(entry);
+      if (index >= 0) this.#listeners.splice(index, 1);
+    };
+  }
+
+  #publish(event: EventRecord): void {
+    for (const { listener } of [...this.#listeners]) {
+      try {
+        const result = listener(event);
+        if (result instanceof Promise) result.catch((error: unknown) => this.#failed(error, event));
+      } catch (error) {
+        this.#failed(error, event);
+      }
+    }
+  }
+
+  #failed(error: unknown, event: EventRecord): void {
+    try {
+      this.onListenerError(error, event);
+    } catch {
+      // Reporting must not break recording either.
+    }
+  }
+}

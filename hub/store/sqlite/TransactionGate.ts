@@ -1,0 +1,216 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+
+/** What opening, committing and undoing a transaction does to the database (SQL for SQLite). */
+export interface TransactionSteps {
+  /** `depth` 0 is the outermost transaction; deeper ones are nested units (savepoints). */
+  begin(depth: number): void;
+  commit(depth: number): void;
+  rollback(depth: number): void;
+}
+
+/** One open transaction: the outermost, or a unit nested in `parent`. */
+interface Frame {
+  readonly parent: Frame | undefined;
+  readonly depth: number;
+  /** Actions to run once the outermost transaction has committed. */
+  readonly afterCommit: (() => void)[];
+  open: boolean;
+}
+
+/** Something that waits for its turn: a store call, a transaction's begin or its end. */
+interface Waiter {
+  /** The transaction it belongs to when it was queued (undefined: none). */
+  readonly frame: Frame | undefined;
+  /** Runs it; called synchronously when its turn comes. */
+  readonly grant: () => void;
+}
+
+/** The frame itself or, once it has ended, its nearest ancestor still open. */
+function live(frame: Frame | undefined): Frame | undefined {
+  while (frame && !frame.open) frame = frame.parent;
+  return frame;
+}
+
+/**
+ * Lets asynchronous callers share one synchronous connection (better-sqlite3) with transactions
+ * that span several awaited store calls.
+ *
+ * The store's methods do all their SQL synchronously when called, so a single call never
+ * interleaves with another. A transaction does: between its awaits, other requests run. The gate
+ * therefore lets only the innermost open transaction touch the database: a call (or a new
+ * transaction) from anywhere else waits, in arrival order, until that transaction has ended, and
+ * then sees its committed state. Which transaction running code belongs to follows the
+ * asynchronous context (AsyncLocalStorage), so calls made by the transaction's work, however
+ * deeply through services, go straight through; a transaction started inside another joins it as
+ * a nested unit. With no transaction open a call costs two comparisons, and the context tracking
+ * is switched off, so code that never opens a transaction pays nothing for it.
+ *
+ * Code inside a transaction must not wait for a store call issued outside it (from another
+ * request, or from a callback registered before the transaction began): that call waits for the
+ * transaction, which would never end.
+ */
+export class TransactionGate {
+  readonly #context = new AsyncLocalStorage<Frame>();
+  /** Open transactions, outermost first. */
+  readonly #stack: Frame[] = [];
+  readonly #queue: Waiter[] = [];
+  /** How many queued waiters each open frame (undefined: no transaction) has. */
+  readonly #waiting = new Map<Frame | undefined, number>();
+  /** After-commit actions of a committed transaction, run once the queue has moved on. */
+  readonly #actions: (() => void)[] = [];
+  #settling = false;
+
+  constructor(private readonly steps: TransactionSteps) {}
+
+  get #top(): Frame | undefined {
+    return this.#stack[this.#stack.length - 1];
+  }
+
+  /** The innermost open transaction the running code belongs to. */
+  #current(): Frame | undefined {
+    return this.#stack.length === 0 ? undefined : live(this.#context.getStore());
+  }
+
+  /** True when code of `frame` may touch the database now (nothing of its level queued before it). */
+  #free(frame: Frame | undefined): boolean {
+    return frame === this.#top && !this.#waiting.get(frame);
+  }
+
+  /** Queues `grant` until code of `frame` may touch the database. */
+  #enqueue(frame: Frame | undefined, grant: () => void): void {
+    this.#queue.push({ frame, grant });
+    this.#waiting.set(frame, (this.#waiting.get(frame) ?? 0) + 1);
+  }
+
+  /** Runs `action` now if `frame` may, else when it may; the result either way as a promise. */
+  #when<T>(frame: Frame | undefined, action: () => T): Promise<Awaited<T>> {
+    if (this.#free(frame)) {
+      try {
+        return Promise.resolve(action());
+      } catch (error) {
+        return Promise.reject(error);
+      }
+    }
+    return new Promise((resolve, reject) => {
+      this.#enqueue(frame, () => {
+        try {
+          resolve(action() as Awaited<T>);
+        } catch (error) {
+          reject(error);
+        }
+      });
+    });
+  }
+
+  /** Runs one store call: at once, unless a transaction it is not part of is open; then after it. */
+  call<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#stack.length === 0 && this.#queue.length === 0) return work();
+    return this.#when(this.#current(), work) as Promise<T>;
+  }
+
+  /**
+   * Runs `work` as one transaction: committed when it resolves, rolled back when it throws (the
+   * error is passed on). Inside another transaction it is a nested unit of it: a throw undoes
+   * only its own changes, and nothing is durable before the outermost transaction commits.
+   */
+  async transaction<T>(work: () => Promise<T>): Promise<T> {
+    const parent = this.#current();
+    const frame = await this.#when(parent, () => this.#begin(parent));
+    let result: T;
+    try {
+      result = await this.#context.run(frame, work);
+    } catch (error) {
+      // A nested unit still running (started and not awaited) ends before this one does. The
+      // work's error is the one to report, should the rollback fail too.
+      await this.#when(frame, () => this.#end(frame, false)).catch(() => undefined);
+      throw error;
+    }
+    await this.#when(frame, () => this.#end(frame, true));
+    return result;
+  }
+
+  /**
+   * Runs `action` once the transaction the caller is in has committed as a whole (never if it,
+   * or the nested unit the caller is in, is rolled back); outside a transaction, at once.
+   * Actions run outside any transaction; one that throws is ignored, so the others still run.
+   */
+  afterCommit(action: () => void): void {
+    const frame = this.#current();
+    if (frame) frame.afterCommit.push(action);
+    else action();
+  }
+
+  #begin(queuedIn: Frame | undefined): Frame {
+    // The transaction it was started in may have ended while it waited for its turn.
+    const parent = live(queuedIn);
+    const frame: Frame = { parent, depth: this.#stack.length, afterCommit: [], open: true };
+    this.steps.begin(frame.depth);
+    this.#stack.push(frame);
+    return frame;
+  }
+
+  /** Commits or rolls back `frame`, the innermost open transaction. */
+  #end(frame: Frame, commit: boolean): void {
+    let failure: unknown;
+    let committed = false;
+    try {
+      if (commit) {
+        this.steps.commit(frame.depth);
+        committed = true;
+      } else {
+        this.steps.rollback(frame.depth);
+      }
+    } catch (error) {
+      failure = error;
+      if (commit) {
+        try {
+          this.steps.rollback(frame.depth);
+        } catch {
+          // The commit's error is the one to report.
+        }
+      }
+    }
+    this.#stack.pop();
+    frame.open = false;
+    // Whoever waited for this frame now waits for its parent.
+    const waiting = this.#waiting.get(frame);
+    if (waiting) {
+      this.#waiting.delete(frame);
+      this.#waiting.set(frame.parent, (this.#waiting.get(frame.parent) ?? 0) + waiting);
+    }
+    if (committed) (frame.parent?.afterCommit ?? this.#actions).push(...frame.afterCommit);
+    this.#settle();
+    if (failure !== undefined) throw failure;
+  }
+
+  /** Grants every waiter whose turn has come, in order, then runs committed actions. */
+  #settle(): void {
+    if (this.#settling) return;
+    this.#settling = true;
+    try {
+      for (;;) {
+        const index = this.#queue.findIndex((w) => live(w.frame) === this.#top);
+        if (index >= 0) {
+          const [waiter] = this.#queue.splice(index, 1);
+          const frame = live(waiter!.frame);
+          const left = (this.#waiting.get(frame) ?? 1) - 1;
+          if (left === 0) this.#waiting.delete(frame);
+          else this.#waiting.set(frame, left);
+          waiter!.grant();
+          continue;
+        }
+        const action = this.#actions.shift();
+        if (!action) break;
+        try {
+          this.#context.exit(action);
+        } catch {
+          // Actions handle their own errors; the commit stands and the other actions run.
+        }
+      }
+    } finally {
+      this.#settling = false;
+    }
+    // Context tracking costs every promise a little: keep it on only while a transaction is open.
+    if (this.#stack.length === 0 && this.#queue.length === 0) this.#context.disable();
+  }
+}

@@ -1,0 +1,322 @@
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
+import { StoreError } from "../../hub/store/StoreError.js";
+
+const PROJECT = "app:00000000-0000-4000-8000-000000000001";
+const PRODUCT = "product:test.cardsim:thing";
+const T0 = Date.UTC(2026, 0, 1);
+
+/** A promise and its resolver, to hold a transaction open at a chosen point. */
+function gate(): { opened: Promise<void>; open: () => void } {
+  let open!: () => void;
+  const opened = new Promise<void>((resolve) => (open = resolve));
+  return { opened, open };
+}
+
+/** Lets every pending promise job run (the store's calls settle within a few turns). */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+describe("a store transaction", () => {
+  let store: SqliteHubStore;
+
+  beforeEach(async () => {
+    store = new SqliteHubStore(":memory:");
+    await store.accounts.createUser({
+      uid: "u1",
+      username: "u1@example.com",
+      name: "u1",
+      email: "u1@example.com",
+      passwordHash: "x",
+      staff: false,
+      created: T0,
+    });
+    await store.accounts.createOrganization({
+      uid: "org1",
+      name: "Org",
+      ownerUid: "u1",
+      email: "u1@example.com",
+      contactUid: "u1",
+      suspended: false,
+      planType: "Essentials",
+      eventCapacity: 5000,
+      planStart: T0,
+      planEnd: null,
+      created: T0,
+    });
+    await store.projects.createProject({
+      uid: PROJECT,
+      label: "P",
+      orgUid: "org1",
+      created: T0,
+      administrativeContact: null,
+      technicalContact: null,
+    });
+    await store.projects.createProduct({
+      uid: PRODUCT,
+      projectUid: PROJECT,
+      label: "Thing",
+      disableDevicesByDefault: false,
+      autoProvisionFleets: null,
+      created: T0,
+    });
+  });
+
+  afterEach(async () => {
+    await store.close();
+  });
+
+  const device = (n: number) =>
+    store.devices.putDevice({ uid: `dev:${n}`, projectUid: PROJECT, productUid: PRODUCT, provisioned: T0 });
+  const event = (uid: string, deviceUid = "dev:1") =>
+    store.telemetry.addEvent({
+      uid,
+      projectUid: PROJECT,
+      deviceUid,
+      sessionUid: null,
+      file: "data.qo",
+      received: T0 / 1000,
+      whenSec: T0 / 1000,
+      data: { n: 1 },
+    });
+  const events = async (deviceUid = "dev:1") =>
+    (await store.telemetry.latestEvents(PROJECT, deviceUid)).length;
+
+  it("commits every call made inside it together and returns what the work returned", async () => {
+    const result = await store.transaction(async () => {
+      await device(1);
+      await store.notefiles.addNote("dev:1", "config.db", { noteId: "a", body: { x: 1 }, payload: null }, T0);
+      await event("e1");
+      return "done";
+    });
+    expect(result).toBe("done");
+    expect(await store.devices.getDevice("dev:1")).toBeDefined();
+    expect((await store.notefiles.getNote("dev:1", "config.db", "a"))?.body).toEqual({ x: 1 });
+    expect(await events()).toBe(1);
+  });
+
+  it("rolls back every call made inside it when the work throws mid-way, and passes the error on", async () => {
+    const failure = new Error("mid-way");
+    await expect(
+      store.transaction(async () => {
+        await device(1);
+        await store.notefiles.addNote("dev:1", "config.db", { noteId: "a", body: {}, payload: null }, T0);
+        await event("e1");
+        throw failure;
+      }),
+    ).rejects.toBe(failure);
+    expect(await store.devices.getDevice("dev:1")).toBeUndefined();
+    expect(await store.notefiles.getNotefile("dev:1", "config.db")).toBeUndefined();
+    expect(await events()).toBe(0);
+    expect((await store.devices.listDevices(PROJECT, {}, { limit: 10, offset: 0 })).items).toEqual([]);
+  });
+
+  it("rolls back on a store refusal and leaves no cached read of what was undone", async () => {
+    await device(1);
+    await expect(
+      store.transaction(async () => {
+        await store.devices.putDevice({
+          uid: "dev:1",
+          projectUid: PROJECT,
+          productUid: PRODUCT,
+          sku: "NOTE-X",
+        });
+        // Read inside: the device list and the device are cached with the uncommitted change.
+        expect((await store.devices.getDevice("dev:1"))?.sku).toBe("NOTE-X");
+        expect((await store.devices.listDevices(PROJECT, {}, { limit: 10, offset: 0 })).items[0]?.sku).toBe(
+          "NOTE-X",
+        );
+        await store.notefiles.addNote("dev:1", "config.db", { noteId: "a", body: {}, payload: null }, T0);
+        await store.notefiles.addNote("dev:1", "config.db", { noteId: "a", body: {}, payload: null }, T0);
+      }),
+    ).rejects.toBeInstanceOf(StoreError);
+    expect((await store.devices.getDevice("dev:1"))?.sku).toBeNull();
+    expect((await store.devices.listDevices(PROJECT, {}, { limit: 10, offset: 0 })).items[0]?.sku).toBeNull();
+    expect(await store.notefiles.getNotefile("dev:1", "config.db")).toBeUndefined();
+  });
+
+  it("runs two interleaved transactions one after the other, the second seeing the first's commit", async () => {
+    const log: string[] = [];
+    const hold = gate();
+    const first = store.transaction(async () => {
+      log.push("first: begin");
+      await device(1);
+      await hold.opened;
+      await event("e1");
+      log.push("first: end");
+    });
+    const second = store.transaction(async () => {
+      log.push("second: begin");
+      log.push(`second: sees ${await events()} event(s)`);
+      await event("e2");
+      log.push("second: end");
+    });
+    await settle();
+    expect(log).toEqual(["first: begin"]);
+    hold.open();
+    await Promise.all([first, second]);
+    expect(log).toEqual([
+      "first: begin",
+      "first: end",
+      "second: begin",
+      "second: sees 1 event(s)",
+      "second: end",
+    ]);
+    expect(await events()).toBe(1); // latest per notefile: e2
+    expect((await store.telemetry.latestEvents(PROJECT, "dev:1"))[0]?.uid).toBe("e2");
+  });
+
+  it("makes a plain call during an open transaction wait, then see the committed state", async () => {
+    const hold = gate();
+    const tx = store.transaction(async () => {
+      await device(1);
+      await hold.opened;
+      await store.devices.putDevice({
+        uid: "dev:1",
+        projectUid: PROJECT,
+        productUid: PRODUCT,
+        sku: "NOTE-X",
+      });
+    });
+    await settle();
+    let seen: string | null | undefined = "not yet";
+    const read = store.devices.getDevice("dev:1").then((d) => (seen = d?.sku));
+    await settle();
+    expect(seen).toBe("not yet");
+    hold.open();
+    await Promise.all([tx, read]);
+    expect(seen).toBe("NOTE-X");
+  });
+
+  it("makes a plain call during a transaction that rolls back see the state from before it", async () => {
+    const hold = gate();
+    const tx = store.transaction(async () => {
+      await device(1);
+      await hold.opened;
+      throw new Error("no");
+    });
+    await settle();
+    const read = store.devices.getDevice("dev:1");
+    hold.open();
+    await expect(tx).rejects.toThrow("no");
+    expect(await read).toBeUndefined();
+  });
+
+  it("runs plain calls queued behind a transaction in the order they were made", async () => {
+    const hold = gate();
+    const tx = store.transaction(async () => {
+      await device(1);
+      await hold.opened;
+    });
+    await settle();
+    const order: string[] = [];
+    const calls = [
+      store.setMeta("k", "1").then(() => order.push("set 1")),
+      store.getMeta("k").then((v) => order.push(`get ${v}`)),
+      store.setMeta("k", "2").then(() => order.push("set 2")),
+      store.getMeta("k").then((v) => order.push(`get ${v}`)),
+    ];
+    hold.open();
+    await Promise.all([tx, ...calls]);
+    expect(order).toEqual(["set 1", "get 1", "set 2", "get 2"]);
+  });
+
+  it("joins a transaction started inside another: its changes commit only with the outer one", async () => {
+    const hold = gate();
+    const outer = store.transaction(async () => {
+      await store.transaction(async () => {
+        await device(1);
+      });
+      await hold.opened;
+      throw new Error("outer fails");
+    });
+    await settle();
+    hold.open();
+    await expect(outer).rejects.toThrow("outer fails");
+    expect(await store.devices.getDevice("dev:1")).toBeUndefined();
+  });
+
+  it("undoes only a nested unit's changes when it throws and the outer transaction carries on", async () => {
+    await store.transaction(async () => {
+      await device(1);
+      await store
+        .transaction(async () => {
+          await device(2);
+          throw new Error("inner fails");
+        })
+        .catch(() => undefined);
+      await device(3);
+    });
+    expect(await store.devices.getDevice("dev:1")).toBeDefined();
+    expect(await store.devices.getDevice("dev:2")).toBeUndefined();
+    expect(await store.devices.getDevice("dev:3")).toBeDefined();
+  });
+
+  it("runs nested units started side by side one after the other", async () => {
+    const log: string[] = [];
+    await store.transaction(async () => {
+      const unit = (name: string, n: number) =>
+        store.transaction(async () => {
+          log.push(`${name} begin`);
+          await device(n);
+          await settle();
+          log.push(`${name} end`);
+        });
+      await Promise.all([unit("a", 1), unit("b", 2)]);
+    });
+    expect(log).toEqual(["a begin", "a end", "b begin", "b end"]);
+    expect(await store.devices.countDevices(PROJECT)).toBe(2);
+  });
+
+  it("runs after-commit actions once the outermost transaction commits, never for a rollback", async () => {
+    const told: string[] = [];
+    await store.transaction(async () => {
+      store.afterCommit(() => told.push("outer"));
+      await store.transaction(async () => {
+        store.afterCommit(() => told.push("nested, kept"));
+      });
+      await store
+        .transaction(async () => {
+          store.afterCommit(() => told.push("nested, rolled back"));
+          throw new Error("inner fails");
+        })
+        .catch(() => undefined);
+      expect(told).toEqual([]);
+    });
+    expect(told).toEqual(["outer", "nested, kept"]);
+    await store
+      .transaction(async () => {
+        store.afterCommit(() => told.push("rolled back"));
+        throw new Error("no");
+      })
+      .catch(() => undefined);
+    store.afterCommit(() => told.push("outside: at once"));
+    expect(told).toEqual(["outer", "nested, kept", "outside: at once"]);
+  });
+
+  it("keeps running the other after-commit actions when one throws, and the commit stands", async () => {
+    const told: string[] = [];
+    await store.transaction(async () => {
+      await device(1);
+      store.afterCommit(() => {
+        throw new Error("action fails");
+      });
+      store.afterCommit(() => told.push("second"));
+    });
+    expect(told).toEqual(["second"]);
+    expect(await store.devices.getDevice("dev:1")).toBeDefined();
+  });
+
+  it("closes the database only after an open transaction has ended", async () => {
+    const hold = gate();
+    const tx = store.transaction(async () => {
+      await device(1);
+      await hold.opened;
+      await device(2);
+    });
+    await settle();
+    const closed = store.close();
+    hold.open();
+    await Promise.all([tx, closed]);
+    store = new SqliteHubStore(":memory:"); // afterEach closes this one
+  });
+});

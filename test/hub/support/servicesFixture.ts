@@ -1,0 +1,59 @@
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
+import { bootstrapHub, type BootstrapState } from "../../../hub/bootstrap.js";
+import { HubIds } from "../../../hub/HubIds.js";
+import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
+import type { EventRecord } from "../../../hub/store/records.js";
+import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
+
+/**
+ * The hub's services in process, without fastify: an in-memory database bootstrapped like a
+ * first start (one project with its default product), a fake clock and seeded identifiers.
+ * Subscriber faults are collected in `listenerErrors`.
+ */
+export class TestServices {
+  private constructor(
+    readonly listenerErrors: { error: unknown; event: EventRecord }[],
+    readonly services: HubServices,
+    readonly store: SqliteHubStore,
+    readonly clock: FakeClock,
+    readonly state: BootstrapState,
+  ) {}
+
+  static async start(options: { seed?: number } = {}): Promise<TestServices> {
+    const store = new SqliteHubStore(":memory:");
+    const clock = new FakeClock();
+    const ids = new HubIds(new SeededRandom(options.seed ?? 7));
+    const listenerErrors: { error: unknown; event: EventRecord }[] = [];
+    const services = createHubServices({
+      store,
+      clock,
+      ids,
+      rateLimits: false,
+      onListenerError: (error, event) => listenerErrors.push({ error, event }),
+    });
+    const { state } = await bootstrapHub(store, ids, clock);
+    return new TestServices(listenerErrors, services, store, clock, state);
+  }
+
+  get projectUid(): string {
+    return this.state.project_uid;
+  }
+
+  get productUid(): string {
+    return this.state.product_uid;
+  }
+
+  /** Every event the services hand to subscribers, from now on. */
+  collectEvents(): EventRecord[] {
+    const seen: EventRecord[] = [];
+    this.services.events.subscribe((event) => {
+      seen.push(event);
+    });
+    return seen;
+  }
+
+  async close(): Promise<void> {
+    await this.store.close();
+  }
+}
