@@ -72,6 +72,8 @@ export interface ModuleOptions {
   readonly hubLink?: HubLink;
   /** Key pairs and signatures for the module's identity (seeded from `random` by default). */
   readonly crypto?: Crypto;
+  /** The ProductUID the module syncs with until its host sets one (`hub.set product`). */
+  readonly defaultProduct?: string;
   /**
    * The world around the module (position, GPS sky, motion, temperature, light, AUX lines): a
    * `World` a scenario drives. By default a world of its own where nothing has placed the module.
@@ -270,6 +272,11 @@ export class Module implements ModuleContext, SyncHost {
     const identity = this.#notebox.config<IdentityRecord>(CARD_KEYS.identity) ?? { device: "" };
     const key = this.#notebox.config<KeyRecord>(CARD_KEYS.key);
     return key ? { ...identity, key } : identity;
+  }
+
+  /** The ProductUID the module syncs with until its host sets one. */
+  get defaultProduct(): string | undefined {
+    return this.#options.defaultProduct;
   }
 
   /** The `card.version` body: what the module tells its hub it runs. */

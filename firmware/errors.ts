@@ -53,6 +53,8 @@ export const storageFull = (): SimError =>
 // every time. Wording is ours unless noted (docs/module.md).
 export const argumentsIncompatible = (request: string, a: string, b: string): SimError =>
   simError(`${request}: ${a} and ${b} cannot be used together {incompatible}`);
+export const usageModeInvalid = (mode: string): SimError =>
+  simError(`card.usage.get: mode must be total, 1hour, 1day or 30day, not ${echo(mode, 32)}`);
 export const argumentRequired = (request: string, arg: string): SimError =>
   simError(`${request}: ${arg} is required`);
 export const voltageVariableInvalid = (

@@ -9,6 +9,9 @@ import { Module, type ModuleOptions } from "../firmware/Module.js";
 import { MemoryLog, type ModuleLog } from "../firmware/ModuleLog.js";
 import { SimPowerSource } from "../firmware/PowerSource.js";
 import type { HubLink } from "../firmware/radio/HubLink.js";
+import { SimHubLink } from "../firmware/radio/SimHubLink.js";
+import type { ProtocolReply } from "../protocol/messages.js";
+import { HttpsHubLink } from "./HttpsHubLink.js";
 import { SimRadioConditions } from "../firmware/radio/RadioConditions.js";
 import { FlashKvStore, type FlashKvStoreOptions } from "../firmware/storage/flash/FlashKvStore.js";
 import { PowerLossFlashFs, type PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
@@ -42,7 +45,8 @@ export interface SimulatedModuleOptions extends Pick<
     | { readonly store: KvStore };
   readonly power?: SimPowerSource;
   readonly radio?: SimRadioConditions;
-  readonly hubLink?: HubLink;
+  /** The hub the module syncs with (none by default: it cannot sync). */
+  readonly hub?: HubConnection;
   readonly crypto?: Crypto;
   readonly log?: ModuleLog;
   /** The ATTN output toward the host (a GPIO line on a rig). */
@@ -50,6 +54,22 @@ export interface SimulatedModuleOptions extends Pick<
   /** The world around the module (position, motion, temperature, AUX lines); a new one by default. */
   readonly world?: Surroundings;
 }
+
+/** The hub's end of the sync protocol, as an in-process transport calls it (hub/sync). */
+export interface DeviceSyncHandler {
+  handle(request: unknown, transport: { readonly secure: boolean }): Promise<ProtocolReply>;
+}
+
+/**
+ * How a module reaches its hub: the very same hub code in this process (no sockets; fake-clock
+ * tests and fleets), HTTPS to a hub elsewhere, or a link of the caller's. `product` is the
+ * ProductUID the module uses until its host sets one with `hub.set product`.
+ */
+export type HubConnection = { readonly product?: string } & (
+  | { readonly inProcess: DeviceSyncHandler; readonly secure?: boolean }
+  | { readonly url: string; readonly ca?: string }
+  | { readonly link: HubLink }
+);
 
 /** What happened when the module went down. */
 export interface PowerOff {
@@ -90,6 +110,7 @@ export class SimulatedModule {
   readonly #store: KvStore | undefined;
   readonly #flashFs: PowerLossFlashFs | undefined;
   readonly #crypto: Crypto | undefined;
+  readonly #hubLink: HubLink | undefined;
   readonly #events: SimulatedModuleEvents[] = [];
   #module!: Module;
   /** The flash store of the module now running; `dead` once its power went. */
@@ -113,6 +134,7 @@ export class SimulatedModule {
     this.world = options.world ?? this.#ownWorld!;
     this.log = options.log ?? new MemoryLog();
     this.#crypto = options.crypto;
+    this.#hubLink = options.hub ? this.#linkTo(options.hub) : undefined;
     const flash = options.flash ?? { memory: {} };
     if ("powerLoss" in flash) {
       this.#flashFs = new PowerLossFlashFs();
@@ -213,6 +235,25 @@ export class SimulatedModule {
     fs.failAtStep(fs.steps + step);
   }
 
+  /** The link to the hub, when the module has one. */
+  get hubLink(): HubLink | undefined {
+    return this.#hubLink;
+  }
+
+  #linkTo(hub: HubConnection): HubLink {
+    if ("link" in hub) return hub.link;
+    if ("url" in hub) {
+      return new HttpsHubLink({ url: hub.url, ...(hub.ca ? { ca: hub.ca } : {}), radio: this.radio });
+    }
+    const handler = hub.inProcess;
+    const secure = hub.secure ?? true;
+    return new SimHubLink((request) => handler.handle(request, { secure }), {
+      clock: this.clock,
+      radio: this.radio,
+      secure,
+    });
+  }
+
   async close(): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
@@ -220,6 +261,7 @@ export class SimulatedModule {
     this.radio.dispose();
     if (this.#module) await this.#module.close();
     this.#ownWorld?.dispose();
+    if (this.#hubLink instanceof HttpsHubLink) this.#hubLink.close();
   }
 
   async #boot(): Promise<void> {
@@ -235,7 +277,8 @@ export class SimulatedModule {
       power: this.power,
       radio: this.radio,
       world: this.world,
-      ...(options.hubLink ? { hubLink: options.hubLink } : {}),
+      ...(this.#hubLink ? { hubLink: this.#hubLink } : {}),
+      ...(options.hub?.product ? { defaultProduct: options.hub.product } : {}),
       // Keys come from their own stream, so that they do not shift the module's other randomness.
       crypto: this.#crypto ?? new SeededCrypto(new SeededRandom(`${this.seed}/keys/boot${boot}`)),
       log: this.log,

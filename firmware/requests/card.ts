@@ -43,6 +43,7 @@ import {
 import { VoltageVariable } from "../power/VoltageVariable.js";
 import { randomBytes, randomInt } from "../../core/Random.js";
 import { NOT_LORA } from "../Variant.js";
+import { syncState } from "../sync/SyncState.js";
 import { FIRMWARE, firmwareBody, releaseNumbers } from "../FirmwareVersion.js";
 import type { Mutable } from "../../core/types.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
@@ -111,10 +112,12 @@ function cardStatus({ module }: RequestContext): JsonObject {
   const { used, capacity } = module.notebox.usage();
   const now = module.time();
   const periods = effectivePeriods(module);
-  // Radio and session state (`connected`, `cell`, `wifi`, `gps`, `sync`) come with the radio
-  // model and sync engine; until then the radios are off and the module has never synced.
+  const session = module.sync.status();
   return {
     status: "{normal}",
+    connected: session.connected,
+    // Since firmware 7.5.1: the module has completed a session with its hub at least once.
+    sync: syncState(module.notebox).ever,
     usb: module.voltage.now().usb,
     storage: capacity > 0 ? Math.min(100, Math.round((used * 100) / capacity)) : 0,
     time: now === undefined ? undefined : Math.round(now - (module.clock.now() - module.bootedAt) / 1000),

@@ -11,6 +11,7 @@ import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
 import type { RequestTable } from "./RequestTable.js";
 import { sensorRequests } from "./sensors.js";
+import { syncRequests } from "./sync.js";
 import { unbuiltRequests } from "./unbuilt.js";
 import { varRequests } from "./var.js";
 
@@ -22,6 +23,7 @@ export const allRequests: readonly RequestTable[] = [
   varRequests,
   envRequests,
   hubRequests,
+  syncRequests,
   cardRequests,
   binaryRequests,
   attnRequests,

@@ -9,7 +9,6 @@ interface Waiting {
   readonly variants?: readonly VariantName[];
 }
 
-const SYNC = "synchronization with a hub";
 const RADIO = "the radio model";
 const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
 
@@ -19,10 +18,6 @@ const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
  * without the request they answer as the real module does.
  */
 const waitingFor: Record<string, Waiting> = {
-  "hub.sync": { what: SYNC },
-  "hub.sync.status": { what: SYNC },
-  "hub.status": { what: SYNC },
-  "hub.signal": { what: SYNC },
   "dfu.get": { what: "firmware update (DFU)" },
   "dfu.status": { what: "firmware update (DFU)" },
   web: { what: "web requests through hub proxy routes" },
@@ -35,8 +30,6 @@ const waitingFor: Record<string, Waiting> = {
   "card.wireless.penalty": { what: RADIO },
   "card.transport": { what: RADIO },
   "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
-  "card.usage.get": { what: "data usage accounting (comes with sync)" },
-  "card.usage.test": { what: "data usage accounting (comes with sync)" },
   "card.power": { what: "the Mojo power monitor model" },
   "card.dfu": { what: "outboard firmware update (DFU)" },
   "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },

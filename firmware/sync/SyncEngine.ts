@@ -64,6 +64,8 @@ export interface SyncHost extends ModuleCore {
   takeSyncRequests(): string[];
   /** Where the module is, for the session's context. */
   locationReport(): LocationReport;
+  /** The ProductUID to sync with until the host sets one. */
+  readonly defaultProduct: string | undefined;
 }
 
 export interface SyncRequest {
@@ -408,7 +410,7 @@ export class SyncEngine {
   #sessionStart() {
     const module = this.#module;
     const settings = hubSettings(module);
-    const product = settings.product;
+    const product = settings.product ?? module.defaultProduct;
     if (!product) throw new SyncFailure("no ProductUID is set (hub.set product) {no-product}");
     const identity = module.identity();
     if (!identity.key) throw new SyncFailure("the module has no key pair {auth}");

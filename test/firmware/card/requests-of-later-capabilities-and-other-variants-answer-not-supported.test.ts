@@ -7,8 +7,6 @@ describe("requests that are not there", () => {
     "card.wireless.penalty",
     "card.transport",
     "card.wifi",
-    "card.usage.get",
-    "card.usage.test",
     "card.power",
     "card.dfu",
     "card.trace",

@@ -1,0 +1,130 @@
+import { readFileSync } from "node:fs";
+import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { HubLinkError, type HubLink } from "../firmware/radio/HubLink.js";
+import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
+import type { ProtocolReply, ProtocolRequest } from "../protocol/messages.js";
+
+/** The path every protocol message is posted to (docs/sync-protocol.md, Transport). */
+export const DEVICE_SYNC_PATH = "/device/v1";
+
+const LOOPBACK = new Set(["127.0.0.1", "::1", "[::1]", "localhost"]);
+
+export interface HttpsHubLinkOptions {
+  /** The hub: `https://host:port` (or `http://` on loopback only). */
+  readonly url: string;
+  /** CA certificate(s) to trust (PEM), or a file path of one; the system's CAs otherwise. */
+  readonly ca?: string;
+  /** Milliseconds an exchange may take before it fails as a timeout (default 30 s). */
+  readonly timeoutMs?: number;
+  /** No exchange while these conditions cannot reach the hub (a simulated outage). */
+  readonly radio?: RadioConditions;
+}
+
+/** Checks a `--hub` URL: HTTPS anywhere, plain HTTP only on loopback. Returns the parsed URL. */
+export function parseHubUrl(url: string): URL {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new Error(`not a hub URL: "${url}" (expected https://HOST:PORT)`);
+  }
+  if (parsed.protocol === "https:") return parsed;
+  if (parsed.protocol === "http:" && LOOPBACK.has(parsed.hostname)) return parsed;
+  if (parsed.protocol === "http:") {
+    throw new Error(
+      `plain HTTP to ${parsed.hostname} is refused: use https:// (plain HTTP only on loopback)`,
+    );
+  }
+  throw new Error(`not a hub URL: "${url}" (expected https://HOST:PORT)`);
+}
+
+/**
+ * The module's connection to a hub over HTTPS (plain HTTP on loopback when asked): one POST of a
+ * protocol message per exchange, on a kept-alive connection, trusting the hub's CA. A connection
+ * that cannot be made is `unreachable`; one that breaks after the request was written is
+ * `dropped` (the hub may have acted on it); no answer in time is `timeout`.
+ */
+export class HttpsHubLink implements HubLink {
+  readonly secure: boolean;
+  readonly #url: URL;
+  readonly #agent: HttpAgent | HttpsAgent;
+  readonly #timeoutMs: number;
+  readonly #radio: RadioConditions | undefined;
+
+  constructor(options: HttpsHubLinkOptions) {
+    this.#url = new URL(DEVICE_SYNC_PATH, parseHubUrl(options.url));
+    this.secure = this.#url.protocol === "https:";
+    const ca =
+      options.ca === undefined
+        ? undefined
+        : options.ca.includes("-----BEGIN")
+          ? options.ca
+          : readFileSync(options.ca, "utf8");
+    this.#agent = this.secure
+      ? new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) })
+      : new HttpAgent({ keepAlive: true });
+    this.#timeoutMs = options.timeoutMs ?? 30_000;
+    this.#radio = options.radio;
+  }
+
+  get url(): string {
+    return this.#url.origin;
+  }
+
+  exchange(message: ProtocolRequest): Promise<ProtocolReply> {
+    const radio = this.#radio?.state();
+    if (radio && !canReachHub(radio)) {
+      return Promise.reject(
+        new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network"),
+      );
+    }
+    const body = Buffer.from(JSON.stringify(message));
+    const send = this.secure ? httpsRequest : httpRequest;
+    return new Promise<ProtocolReply>((resolve, reject) => {
+      let written = false;
+      const req = send(
+        this.#url,
+        {
+          method: "POST",
+          agent: this.#agent,
+          headers: { "content-type": "application/json", "content-length": body.length },
+          timeout: this.#timeoutMs,
+        },
+        (res) => {
+          const chunks: Buffer[] = [];
+          res.on("data", (chunk: Buffer) => chunks.push(chunk));
+          res.on("error", () => reject(new HubLinkError("dropped", "the hub's reply was cut off")));
+          res.on("end", () => {
+            const text = Buffer.concat(chunks).toString("utf8");
+            if (res.statusCode !== 200) {
+              reject(
+                new HubLinkError("dropped", `the hub answered HTTP ${res.statusCode}: ${text.slice(0, 120)}`),
+              );
+              return;
+            }
+            try {
+              resolve(JSON.parse(text) as ProtocolReply);
+            } catch {
+              reject(new HubLinkError("dropped", "the hub's reply is not JSON"));
+            }
+          });
+        },
+      );
+      req.on("timeout", () => {
+        req.destroy();
+        reject(new HubLinkError("timeout", `no reply from ${this.#url.origin} in ${this.#timeoutMs} ms`));
+      });
+      req.on("error", (error: NodeJS.ErrnoException) => {
+        const failure = written && error.code !== "ECONNREFUSED" ? "dropped" : "unreachable";
+        reject(new HubLinkError(failure, `${this.#url.origin}: ${error.code ?? error.message}`));
+      });
+      req.end(body, () => (written = true));
+    });
+  }
+
+  /** Closes the kept-alive connections. */
+  close(): void {
+    this.#agent.destroy();
+  }
+}
