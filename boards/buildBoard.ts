@@ -3,6 +3,7 @@ import type { Clock } from "../core/Clock.js";
 import { GpioAttnPin } from "../hil/gpio/GpioAttnPin.js";
 import type { GpioChip } from "../hil/gpio/GpioChip.js";
 import { GpiodToolsChip } from "../hil/gpio/GpiodToolsChip.js";
+import { GpioAuxPins } from "../hil/gpio/GpioAuxPins.js";
 import { HostResetLine } from "../hil/gpio/HostResetLine.js";
 import { SimGpioChip } from "../hil/gpio/SimGpioChip.js";
 import { I2C_PROFILES, type I2cHardwareProfile } from "../hil/i2c/I2cHardwareProfile.js";
@@ -42,6 +43,8 @@ export interface BoardRig {
   readonly hostReset: HostResetLine;
   /** AUX1..4 line names on the GPIO chip, for whoever drives them. */
   readonly aux: Readonly<Record<string, string>>;
+  /** The module's AUX1..4 pins on those lines (pass to the module through `withAuxPins`). */
+  readonly auxPins: GpioAuxPins;
   readonly i2c: I2cTargetBackend | undefined;
   /** The software bus on the virtual board: hosts in the same process use it as their controller. */
   readonly simBus: SimI2cBus | undefined;
@@ -102,6 +105,16 @@ export async function buildBoard(
     throw error;
   }
   const hostReset = new HostResetLine(resetLine, clock);
+  const auxPins = new GpioAuxPins(
+    gpio,
+    def.gpio.aux.map((a) => a.line),
+    {
+      clock,
+      ...(options.log
+        ? { onError: (error) => options.log!("AUX pin change failed", { error: String(error) }) }
+        : {}),
+    },
+  );
   let attached = false;
   return {
     board: def,
@@ -110,6 +123,7 @@ export async function buildBoard(
     attnPin: new GpioAttnPin(attnLine),
     hostReset,
     aux: Object.fromEntries(def.gpio.aux.map((a) => [a.name, a.line])),
+    auxPins,
     i2c,
     simBus,
     async attachI2c(target) {
@@ -121,6 +135,7 @@ export async function buildBoard(
       if (i2c && attached) await i2c.close();
       await attnLine.release();
       await resetLine.release();
+      await auxPins.close();
       if (ownsGpio) await gpio.close();
     },
   };

@@ -117,8 +117,12 @@ export class Scenario {
       elapsed: () => this.elapsed(),
     });
     this.#attn = new ScenarioAttn(() => this.elapsed(), this.capture);
+    const modelOf = () => this.#sim.world;
     this.world = new ScenarioWorld({
       module: () => this.#sim.module,
+      get model() {
+        return modelOf();
+      },
       power: this.power,
       radio: this.radio,
       traffic: this.traffic,
@@ -167,6 +171,7 @@ export class Scenario {
       log: this.log,
       timeKnown: options.timeKnown ?? false,
       attnPin: this.#attn.pin(this.#rig?.attnPin),
+      ...(this.#rig && this.#rig.board.name !== "virtual" ? { auxPins: this.#rig.auxPins } : {}),
     });
     this.#power = new ScenarioPower(this.#sim, {
       capture: this.capture,

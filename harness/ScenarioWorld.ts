@@ -7,13 +7,25 @@ import { notefileKind } from "../core/NotefileKind.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { HostTraffic } from "./HostTraffic.js";
 import type { ScenarioRadio } from "./ScenarioRadio.js";
-import type { WorldAction } from "./WorldAction.js";
+import type { PhysicalOp, WorldAction } from "./WorldAction.js";
+import type { AuxPin } from "../firmware/world/AuxPins.js";
+import type { GeoPoint } from "../firmware/world/geo.js";
+import type {
+  CellTower,
+  EnvironmentReading,
+  GpsConditions,
+  Orientation,
+} from "../firmware/world/Surroundings.js";
+import { Track, type TrackPoint } from "../firmware/world/Track.js";
+import type { PlayOptions, World } from "../firmware/world/World.js";
 import type { JsonObject } from "../core/json.js";
 
 /** What the world needs from its scenario. */
 export interface WorldHost {
   /** The module as it is now (a power cycle replaces it). */
   module(): Module;
+  /** The physical world around the module (it outlives power cycles). */
+  readonly model: World;
   readonly power: SimPowerSource;
   readonly radio: ScenarioRadio;
   readonly traffic: HostTraffic;
@@ -67,6 +79,83 @@ export class ScenarioWorld {
     return this.apply({ action: "env", ...scopes });
   }
 
+  // --- the physical world (recorded in captures, replayed at the same moment) ---------------
+
+  /** The world model, to read (change it through the methods below, so captures record it). */
+  get model(): World {
+    return this.#host.model;
+  }
+
+  /** Places the module (or takes its position away: no fix is possible). */
+  moveTo(point: GeoPoint | undefined): Promise<void> {
+    return this.#physical("setPosition", point ?? null);
+  }
+
+  /** Plays a recorded path on the module clock (see `parseTrack` for GPX and NMEA files). */
+  playTrack(track: Track, options: PlayOptions = {}): Promise<void> {
+    return this.#physical("playTrack", track.toPoints(), options);
+  }
+
+  stopTrack(): Promise<void> {
+    return this.#physical("stopTrack");
+  }
+
+  /** What the GPS antenna gets: sky in view, time to fix, precision. */
+  gps(conditions: Partial<GpsConditions>): Promise<void> {
+    return this.#physical("setGps", conditions);
+  }
+
+  /** Sustained motion (`moving`), none (`still`), or motion following a playing track (`auto`). */
+  motion(state: "moving" | "still" | "auto", ratePerMinute?: number): Promise<void> {
+    return this.#physical("setMotion", state, ...(ratePerMinute !== undefined ? [ratePerMinute] : []));
+  }
+
+  shake(count = 1): Promise<void> {
+    return this.#physical("shake", count);
+  }
+
+  freeFall(): Promise<void> {
+    return this.#physical("freeFall");
+  }
+
+  orient(orientation: Orientation): Promise<void> {
+    return this.#physical("setOrientation", orientation);
+  }
+
+  temperature(celsius: number): Promise<void> {
+    return this.#physical("setTemperature", celsius);
+  }
+
+  /** Lux at a light sensor (undefined: the module has none). */
+  light(lux: number | undefined): Promise<void> {
+    return this.#physical("setLight", lux ?? null);
+  }
+
+  environment(reading: EnvironmentReading | undefined): Promise<void> {
+    return this.#physical("setEnvironment", reading ?? null);
+  }
+
+  charging(charging: boolean): Promise<void> {
+    return this.#physical("setCharging", charging);
+  }
+
+  towers(towers: readonly CellTower[] | undefined): Promise<void> {
+    return this.#physical("setTowers", towers ?? null);
+  }
+
+  /** Drives an AUX pin from outside (a button, a sensor output), or lets go of it. */
+  driveAux(pin: AuxPin, high: boolean): Promise<void> {
+    return this.#physical("driveAux", pin, high);
+  }
+
+  releaseAux(pin: AuxPin): Promise<void> {
+    return this.#physical("releaseAux", pin);
+  }
+
+  #physical(op: PhysicalOp, ...args: unknown[]): Promise<void> {
+    return this.apply({ action: "physical", op, args });
+  }
+
   /** Changes the supply the module measures (`card.voltage`, power-source policies). */
   supply(supply: { volts?: number; usb?: boolean }): Promise<void> {
     return this.apply({ action: "supply", ...supply });
@@ -115,6 +204,9 @@ export class ScenarioWorld {
           return this.#inboundNote(action);
         case "env":
           return this.#hubEnv(action);
+        case "physical":
+          applyPhysical(host.model, action.op, action.args);
+          return;
         case "supply":
           if (action.volts !== undefined && !(action.volts >= 0 && action.volts < 100)) {
             throw new Error(`supply volts out of range: ${action.volts}`);
@@ -196,5 +288,47 @@ export class ScenarioWorld {
       box.putNote(file, { ...content, id: action.id, updates: previous ? previous.updates + 1 : 0 });
     });
     // module.exclusive told a host watching this file with ATTN, as after a download.
+  }
+}
+
+/** Applies a recorded physical change to the world model. */
+function applyPhysical(world: World, op: PhysicalOp, args: readonly unknown[]): void {
+  const a = args.map((v) => (v === null ? undefined : v));
+  switch (op) {
+    case "setPosition":
+      return world.setPosition(a[0] as GeoPoint | undefined);
+    case "playTrack":
+      return world.playTrack(Track.fromPoints(a[0] as TrackPoint[]), (a[1] as PlayOptions | undefined) ?? {});
+    case "stopTrack":
+      return world.stopTrack();
+    case "setGps":
+      return world.setGps(a[0] as Partial<GpsConditions>);
+    case "setMotion":
+      return world.setMotion(
+        a[0] as "moving" | "still" | "auto",
+        ...(a[1] !== undefined ? [a[1] as number] : []),
+      );
+    case "shake":
+      return world.shake(a[0] as number);
+    case "freeFall":
+      return world.freeFall();
+    case "setOrientation":
+      return world.setOrientation(a[0] as Orientation);
+    case "setTemperature":
+      return world.setTemperature(a[0] as number);
+    case "setLight":
+      return world.setLight(a[0] as number | undefined);
+    case "setEnvironment":
+      return world.setEnvironment(a[0] as EnvironmentReading | undefined);
+    case "setCharging":
+      return world.setCharging(a[0] as boolean);
+    case "setTowers":
+      return world.setTowers(a[0] as readonly CellTower[] | undefined);
+    case "driveAux":
+      return world.aux.drive(a[0] as AuxPin, a[1] as boolean);
+    case "releaseAux":
+      return world.aux.release(a[0] as AuxPin);
+    default:
+      throw new Error(`unknown physical world change ${String(op)}`);
   }
 }

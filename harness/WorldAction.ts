@@ -25,6 +25,11 @@ export type WorldAction =
       readonly fleet?: Readonly<Record<string, string>>;
       readonly project?: Readonly<Record<string, string>>;
     }
+  /**
+   * The physical world changes (firmware/world/World.ts): `op` is the World method, `args` its
+   * arguments as JSON (a track as its points, each with its time from the start).
+   */
+  | { readonly action: "physical"; readonly op: PhysicalOp; readonly args: readonly unknown[] }
   /** The module's supply changes. */
   | { readonly action: "supply"; readonly volts?: number; readonly usb?: boolean }
   /** Coverage is lost or comes back (`forMs`: for that long). */
@@ -43,3 +48,23 @@ export type WorldAction =
       readonly mode?: PowerLossMode;
       readonly offMs?: number;
     };
+
+/** The World methods a scenario's physical world changes go through. */
+export const PHYSICAL_OPS = [
+  "setPosition",
+  "playTrack",
+  "stopTrack",
+  "setGps",
+  "setMotion",
+  "shake",
+  "freeFall",
+  "setOrientation",
+  "setTemperature",
+  "setLight",
+  "setEnvironment",
+  "setCharging",
+  "setTowers",
+  "driveAux",
+  "releaseAux",
+] as const;
+export type PhysicalOp = (typeof PHYSICAL_OPS)[number];

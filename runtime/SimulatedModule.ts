@@ -20,6 +20,8 @@ import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 import type { Variant, VariantName } from "../firmware/Variant.js";
 import type { Surroundings } from "../firmware/world/Surroundings.js";
 import { World } from "../firmware/world/World.js";
+import type { AuxPins } from "../firmware/world/AuxPins.js";
+import { withAuxPins } from "../firmware/world/withAuxPins.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
@@ -52,7 +54,9 @@ export interface SimulatedModuleOptions extends Pick<
   /** The ATTN output toward the host (a GPIO line on a rig). */
   readonly attnPin?: AttnPin;
   /** The world around the module (position, motion, temperature, AUX lines); a new one by default. */
-  readonly world?: Surroundings;
+  readonly world?: World;
+  /** AUX pins other than the world's simulated lines (a board's GPIO lines on a rig). */
+  readonly auxPins?: AuxPins;
 }
 
 /** The hub's end of the sync protocol, as an in-process transport calls it (hub/sync). */
@@ -101,8 +105,9 @@ export class SimulatedModule {
   readonly clock: Clock;
   readonly power: SimPowerSource;
   readonly radio: SimRadioConditions;
-  /** The world the module's sensors read; it outlives reboots, as the real world does. */
-  readonly world: Surroundings;
+  /** The world the module's sensors read, for a scenario or the CLI to drive; it outlives reboots. */
+  readonly world: World;
+  readonly #surroundings: Surroundings;
   readonly log: ModuleLog;
   readonly seed: number | string;
   readonly #ownWorld: World | undefined;
@@ -132,6 +137,7 @@ export class SimulatedModule {
     this.radio = options.radio ?? new SimRadioConditions(options.clock);
     this.#ownWorld = options.world ? undefined : new World({ clock: options.clock });
     this.world = options.world ?? this.#ownWorld!;
+    this.#surroundings = options.auxPins ? withAuxPins(this.world, options.auxPins) : this.world;
     this.log = options.log ?? new MemoryLog();
     this.#crypto = options.crypto;
     this.#hubLink = options.hub ? this.#linkTo(options.hub) : undefined;
@@ -276,7 +282,7 @@ export class SimulatedModule {
       variant: options.variant ?? "cell",
       power: this.power,
       radio: this.radio,
-      world: this.world,
+      world: this.#surroundings,
       ...(this.#hubLink ? { hubLink: this.#hubLink } : {}),
       ...(options.hub?.product ? { defaultProduct: options.hub.product } : {}),
       // Keys come from their own stream, so that they do not shift the module's other randomness.

@@ -55,7 +55,8 @@ const secondsSince = (module: ModuleContext, at: number | undefined): number | u
 function hubSyncStatus({ args, module }: RequestContext): JsonObject {
   const status = module.sync.status();
   const pending = pendingOutbound(module);
-  if (args.bool("sync") && pending > 0 && !status.running) module.sync.request({ why: "explicit", out: true });
+  if (args.bool("sync") && pending > 0 && !status.running)
+    module.sync.request({ why: "explicit", out: true });
   const completed = syncState(module.notebox).completed;
   return {
     status: status.status,

@@ -62,6 +62,11 @@ export class Track {
     this.#points = points;
   }
 
+  /** The track's points, each with its time from the start (what `fromPoints` rebuilds it from). */
+  toPoints(): TrackPoint[] {
+    return this.#points.map(({ offset, ...point }) => ({ ...point, time: offset }));
+  }
+
   static fromPoints(points: readonly TrackPoint[], options: TrackOptions = {}): Track {
     if (points.length === 0) throw new TrackParseError("the track has no points");
     points.forEach((p, i) => {

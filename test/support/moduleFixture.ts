@@ -6,7 +6,7 @@ import { MemoryLog } from "../../firmware/ModuleLog.js";
 import { SimPowerSource } from "../../firmware/PowerSource.js";
 import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
 import type { Variant, VariantName } from "../../firmware/Variant.js";
-import type { Surroundings } from "../../firmware/world/Surroundings.js";
+import type { World } from "../../firmware/world/World.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { SimulatedModule } from "../../runtime/SimulatedModule.js";
 
@@ -39,7 +39,7 @@ export interface TestModuleOptions {
   readonly binaryMax?: number;
   readonly maxRequestBytes?: number;
   readonly strictArgs?: boolean;
-  readonly world?: Surroundings;
+  readonly world?: World;
 }
 
 /** A module (runtime/SimulatedModule) on a fake clock, seeded randomness and memory flash. */
