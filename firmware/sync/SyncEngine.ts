@@ -92,7 +92,44 @@ export interface SyncStatus {
 }
 
 /** A sync that failed for a reason the module reports (`{sync-error}`, `{auth}` ...). */
-class SyncFailure extends Error {}
+export class SyncFailure extends Error {}
+
+/** A session with the hub, open now: what session steps and online requests talk through. */
+export interface OpenSession {
+  readonly why: SessionTrigger;
+  /** The connection is encrypted (secure notefiles and images move only then). */
+  readonly secure: boolean;
+  /**
+   * One exchange in the session: `v` and the session token are added, the traffic is counted,
+   * and a reply with `err` throws a `SyncFailure`.
+   */
+  exchange<R extends ProtocolReply>(request: { readonly type: string } & JsonObject): Promise<R>;
+}
+
+/**
+ * Work that takes part in every sync session, after the notefiles moved and before the session
+ * closes (a firmware download, a report). A step that throws fails the session.
+ */
+export interface SessionStep {
+  readonly name: string;
+  run(session: OpenSession): Promise<void>;
+}
+
+/** How one session went, for schedules, penalty boxes and a harness's timeline. */
+export interface SessionOutcome {
+  readonly why: SessionTrigger;
+  /** Clock ms the session started and ended. */
+  readonly started: number;
+  readonly ended: number;
+  readonly ok: boolean;
+  /** The failure as the module reports it (`{sync-error}`, `{auth}` ...). */
+  readonly error?: string;
+  /** The link failed (no coverage, no answer) rather than the hub refusing. */
+  readonly linkFailure?: boolean;
+  readonly traffic: Traffic;
+  /** The session stays open (continuous mode). */
+  readonly held: boolean;
+}
 
 /**
  * The module's end of the sync protocol (docs/sync-protocol.md): sessions with the hub over the
@@ -116,6 +153,8 @@ export class SyncEngine {
   #held: { token: string; secure: boolean; files: string[] } | undefined;
   #disposed = false;
   #listeners = new Set<() => void>();
+  readonly #steps: SessionStep[] = [];
+  readonly #outcomes = new Set<(outcome: SessionOutcome) => void>();
 
   constructor(module: SyncHost) {
     this.#module = module;
@@ -164,6 +203,52 @@ export class SyncEngine {
     while (this.#running) await this.#running;
   }
 
+  /** Adds work to every session (runs in the order added); returns a function that removes it. */
+  addStep(step: SessionStep): () => void {
+    this.#steps.push(step);
+    return () => {
+      const i = this.#steps.indexOf(step);
+      if (i >= 0) this.#steps.splice(i, 1);
+    };
+  }
+
+  /** Calls `listener` with the outcome of every session (schedules, penalty boxes, timelines). */
+  onSession(listener: (outcome: SessionOutcome) => void): () => void {
+    this.#outcomes.add(listener);
+    return () => this.#outcomes.delete(listener);
+  }
+
+  /**
+   * Runs `work` in the session held open now (continuous mode, `hub.set on`): the module is
+   * online. Throws a `SyncFailure` when no session is open; the caller reports it.
+   */
+  async online<T>(work: (session: OpenSession) => Promise<T>): Promise<T> {
+    const held = this.#held;
+    if (!held) throw new SyncFailure("the module is not connected to its hub {hub-not-connected}");
+    const traffic: Traffic = { bytes_sent: 0, bytes_received: 0, notes_sent: 0, notes_received: 0 };
+    try {
+      return await work(this.#openSession(held.token, held.secure, "continuous", traffic));
+    } finally {
+      await this.#module
+        .exclusive(() => addUsage(this.#module.notebox, this.#module.noteTime(), traffic, held.secure))
+        .catch(() => undefined);
+    }
+  }
+
+  /** True while a session is held open (the module is online). */
+  get isOnline(): boolean {
+    return this.#held !== undefined;
+  }
+
+  #openSession(token: string, secure: boolean, why: SessionTrigger, traffic: Traffic): OpenSession {
+    return {
+      why,
+      secure,
+      exchange: <R extends ProtocolReply>(request: { readonly type: string } & JsonObject) =>
+        this.#exchange<R>({ ...request, v: PROTOCOL_VERSION, token } as ProtocolRequest, traffic),
+    };
+  }
+
   /** Calls `listener` when a sync ends (for the harness's timeline). */
   onChange(listener: () => void): () => void {
     this.#listeners.add(listener);
@@ -204,6 +289,9 @@ export class SyncEngine {
 
   async #session(why: SessionTrigger, pullAll: boolean, push: boolean): Promise<void> {
     const module = this.#module;
+    const started = module.clock.now();
+    let ok = false;
+    let linkFailure = false;
     const traffic: Traffic = { bytes_sent: 0, bytes_received: 0, notes_sent: 0, notes_received: 0 };
     const secure = module.hubLink.secure ?? true;
     let token: string | undefined;
@@ -228,6 +316,8 @@ export class SyncEngine {
         signals = opened.signals;
       }
       await this.#transfer(token, secure, push, pullAll ? files : [], traffic);
+      const session = this.#openSession(token, secure, why, traffic);
+      for (const step of [...this.#steps]) await step.run(session);
       if (signals > 0) {
         const reply = await exchange<SignalsReply>({
           v: PROTOCOL_VERSION,
@@ -253,7 +343,11 @@ export class SyncEngine {
         setSyncState(module.notebox, { completed: module.noteTime(), ever: true });
         addUsage(module.notebox, module.noteTime(), traffic, secure);
       });
+      ok = true;
     } catch (error) {
+      linkFailure =
+        error instanceof HubLinkError ||
+        (error instanceof SyncFailure && error.message.includes("{network}"));
       this.#fail(error);
       if (held) this.#held = undefined;
       if (token) {
@@ -264,6 +358,19 @@ export class SyncEngine {
       }
     } finally {
       this.#connected = this.#held !== undefined;
+      if (!this.#disposed) {
+        const outcome: SessionOutcome = {
+          why,
+          started,
+          ended: module.clock.now(),
+          ok,
+          ...(ok ? {} : { error: this.#error ?? "sync failed" }),
+          ...(linkFailure ? { linkFailure } : {}),
+          traffic,
+          held: this.#held !== undefined,
+        };
+        for (const listener of [...this.#outcomes]) listener(outcome);
+      }
     }
   }
 
