@@ -21,6 +21,8 @@ import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
 import type { KvStore, RecoveryReport } from "./storage/KvStore.js";
 import { Notebox } from "./storage/Notebox.js";
+import type { FlashFs } from "./storage/flash/FlashFs.js";
+import { LargeObjectStore } from "./storage/LargeObjectStore.js";
 import { WriterQueue, type Turn } from "./WriterQueue.js";
 import type { Crypto } from "../core/Crypto.js";
 import { SeededCrypto } from "../core/SeededCrypto.js";
@@ -75,6 +77,11 @@ export interface ModuleOptions {
   /** The ProductUID the module syncs with until its host sets one (`hub.set product`). */
   readonly defaultProduct?: string;
   /**
+   * Where the module keeps firmware images it downloads (beside its journal on the same flash);
+   * absent: a module without room for images (DFU answers so).
+   */
+  readonly images?: FlashFs;
+  /**
    * The world around the module (position, GPS sky, motion, temperature, light, AUX lines): a
    * `World` a scenario drives. By default a world of its own where nothing has placed the module.
    */
@@ -120,6 +127,7 @@ export class Module implements ModuleContext, SyncHost {
   #attn!: Attn;
   #sensors: Sensors | undefined;
   #sync: SyncEngine | undefined;
+  #images: LargeObjectStore | undefined;
   #after: Uint8Array | undefined;
   #closed = false;
 
@@ -155,6 +163,8 @@ export class Module implements ModuleContext, SyncHost {
   async #boot(): Promise<void> {
     this.#boots++;
     this.#notebox = await Notebox.open(this.#options.store);
+    await this.#images?.close();
+    this.#images = this.#options.images ? await LargeObjectStore.open(this.#options.images) : undefined;
     this.#bootedAt = this.clock.now();
     // A restart starts a new supply history, as RAM is lost.
     this.#voltage?.dispose();
@@ -296,6 +306,11 @@ export class Module implements ModuleContext, SyncHost {
     return this.#notebox.takeSyncRequests();
   }
 
+  /** Firmware images on the module's flash (undefined when it has no room for them). */
+  get images(): LargeObjectStore | undefined {
+    return this.#images;
+  }
+
   /** The module's end of the sync protocol (RAM: a restart makes a new one). */
   get sync(): SyncEngine {
     return this.#sync!;
@@ -393,6 +408,7 @@ export class Module implements ModuleContext, SyncHost {
     this.#sync?.dispose();
     this.#ownWorld?.dispose();
     await this.#writers.idle();
+    await this.#images?.close();
     this.#attn.dispose();
     await this.#options.store.close();
   }

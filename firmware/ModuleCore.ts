@@ -8,6 +8,7 @@ import type { Random } from "../core/Random.js";
 import type { Notebox } from "./storage/Notebox.js";
 import type { Variant } from "./Variant.js";
 import type { Crypto } from "../core/Crypto.js";
+import type { LargeObjectStore } from "./storage/LargeObjectStore.js";
 import type { HubLink } from "./radio/HubLink.js";
 import type { RadioConditions } from "./radio/RadioConditions.js";
 import type { Surroundings } from "./world/Surroundings.js";
@@ -25,6 +26,8 @@ export interface ModuleCore {
   readonly radio: RadioConditions;
   readonly hubLink: HubLink;
   readonly crypto: Crypto;
+  /** Firmware images on the module's flash (undefined when it has no room for them). */
+  readonly images: LargeObjectStore | undefined;
   readonly log: ModuleLog;
   /** The supply's history since boot, read through `power` (firmware/power/VoltagePolicy.ts). */
   readonly voltage: VoltageMonitor;

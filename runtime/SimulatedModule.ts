@@ -17,6 +17,8 @@ import { FlashKvStore, type FlashKvStoreOptions } from "../firmware/storage/flas
 import { PowerLossFlashFs, type PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { KvStore } from "../firmware/storage/KvStore.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
+import type { FlashFs } from "../firmware/storage/flash/FlashFs.js";
+import { MemoryFlashFs } from "../firmware/storage/flash/MemoryFlashFs.js";
 import type { Variant, VariantName } from "../firmware/Variant.js";
 import type { Surroundings } from "../firmware/world/Surroundings.js";
 import { World } from "../firmware/world/World.js";
@@ -44,7 +46,7 @@ export interface SimulatedModuleOptions extends Pick<
   readonly flash?:
     | { readonly memory: { readonly capacity?: number } }
     | { readonly powerLoss: Omit<FlashKvStoreOptions, "onClose"> }
-    | { readonly store: KvStore };
+    | { readonly store: KvStore; readonly images?: FlashFs };
   readonly power?: SimPowerSource;
   readonly radio?: SimRadioConditions;
   /** The hub the module syncs with (none by default: it cannot sync). */
@@ -114,6 +116,8 @@ export class SimulatedModule {
   readonly #options: SimulatedModuleOptions;
   readonly #store: KvStore | undefined;
   readonly #flashFs: PowerLossFlashFs | undefined;
+  /** Where firmware images live: the flash the journal is on, or memory beside a memory store. */
+  readonly #imagesFs: FlashFs | undefined;
   readonly #crypto: Crypto | undefined;
   readonly #hubLink: HubLink | undefined;
   readonly #events: SimulatedModuleEvents[] = [];
@@ -144,10 +148,16 @@ export class SimulatedModule {
     const flash = options.flash ?? { memory: {} };
     if ("powerLoss" in flash) {
       this.#flashFs = new PowerLossFlashFs();
+      this.#imagesFs = this.#flashFs;
       this.#store = undefined;
+    } else if ("store" in flash) {
+      this.#flashFs = undefined;
+      this.#imagesFs = flash.images;
+      this.#store = flash.store;
     } else {
       this.#flashFs = undefined;
-      this.#store = "store" in flash ? flash.store : new MemoryKvStore({ capacity: flash.memory.capacity });
+      this.#imagesFs = new MemoryFlashFs();
+      this.#store = new MemoryKvStore({ capacity: flash.memory.capacity });
     }
   }
 
@@ -283,6 +293,7 @@ export class SimulatedModule {
       power: this.power,
       radio: this.radio,
       world: this.#surroundings,
+      ...(this.#imagesFs ? { images: this.#imagesFs } : {}),
       ...(this.#hubLink ? { hubLink: this.#hubLink } : {}),
       ...(options.hub?.product ? { defaultProduct: options.hub.product } : {}),
       // Keys come from their own stream, so that they do not shift the module's other randomness.

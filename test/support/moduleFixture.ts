@@ -5,6 +5,7 @@ import type { Module } from "../../firmware/Module.js";
 import { MemoryLog } from "../../firmware/ModuleLog.js";
 import { SimPowerSource } from "../../firmware/PowerSource.js";
 import { MemoryKvStore } from "../../firmware/storage/MemoryKvStore.js";
+import { MemoryFlashFs } from "../../firmware/storage/flash/MemoryFlashFs.js";
 import type { Variant, VariantName } from "../../firmware/Variant.js";
 import type { World } from "../../firmware/world/World.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
@@ -28,6 +29,8 @@ export interface TestModule {
 export interface TestModuleOptions {
   readonly clock?: FakeClock;
   readonly store?: MemoryKvStore;
+  /** The flash images live on (kept across reboots like the store). */
+  readonly images?: MemoryFlashFs;
   readonly power?: SimPowerSource;
   readonly random?: Random;
   readonly seed?: number;
@@ -46,6 +49,7 @@ export interface TestModuleOptions {
 export async function bootTestModule(options: TestModuleOptions = {}): Promise<TestModule> {
   const clock = options.clock ?? new FakeClock();
   const store = options.store ?? new MemoryKvStore({ capacity: options.capacity });
+  const images = options.images ?? new MemoryFlashFs();
   const power = options.power ?? new SimPowerSource();
   const log = new MemoryLog();
   const random = options.random;
@@ -53,7 +57,7 @@ export async function bootTestModule(options: TestModuleOptions = {}): Promise<T
     clock,
     seed: options.seed ?? 1,
     ...(random ? { random: () => random } : {}),
-    flash: { store },
+    flash: { store, images },
     power,
     log,
     ...(options.variant !== undefined ? { variant: options.variant } : {}),
@@ -81,7 +85,7 @@ export async function bootTestModule(options: TestModuleOptions = {}): Promise<T
     line: (text) => module.handleLine(encoder.encode(text)),
     async reboot() {
       await simulated.close();
-      return bootTestModule({ ...options, clock, store, power });
+      return bootTestModule({ ...options, clock, store, power, images });
     },
   };
 }

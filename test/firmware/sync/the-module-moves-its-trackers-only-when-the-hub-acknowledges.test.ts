@@ -90,7 +90,7 @@ describe("the module's end of a sync", () => {
     const { clock, hub, sim, req } = await linked();
     const slow = hub.respond;
     hub.respond = async (r) => {
-      await new Promise((resolve) => clock.setTimer(resolve, 5000));
+      await new Promise<void>((resolve) => clock.setTimer(resolve, 5000));
       return slow(r);
     };
     await req({ req: "hub.sync" });
