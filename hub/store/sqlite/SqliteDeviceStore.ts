@@ -378,4 +378,17 @@ export class SqliteDeviceStore implements DeviceStore {
   async acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void> {
     this.sql.run("DELETE FROM signals WHERE device_uid = ? AND seq <= ?", deviceUid, throughSeq);
   }
+
+  async trackerSession(deviceUid: string): Promise<string | undefined> {
+    return (
+      this.sql.get<{ tracker_session: string | null }>(
+        "SELECT tracker_session FROM devices WHERE uid = ?",
+        deviceUid,
+      )?.tracker_session ?? undefined
+    );
+  }
+
+  async setTrackerSession(deviceUid: string, session: string): Promise<void> {
+    this.sql.run("UPDATE devices SET tracker_session = ? WHERE uid = ?", session, deviceUid);
+  }
 }
