@@ -627,6 +627,8 @@ export class SyncService {
         `through ${request.through} is past the hub's last change (${last}) of ${request.file}`,
       );
     }
+    // A notefile the hub does not hold has nothing to track (its pull was an empty batch).
+    if (!nf) return { v: PROTOCOL_VERSION };
     const position = await notefiles.trackerPosition(device.uid, request.file, SYNC_TRACKER);
     if (position === request.after) {
       await notefiles.setTrackerPosition(device.uid, request.file, SYNC_TRACKER, request.through);
