@@ -1,5 +1,6 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHubServices } from "../../../hub/HubServices.js";
 import { MAX_ERROR_TEXT } from "../../../protocol/messages.js";
 import { ALL_VIAS, SyncFixture } from "./support/syncFixture.js";
 
@@ -78,6 +79,24 @@ describe.each(ALL_VIAS)("sync messages (%s)", (via) => {
     await module.hello();
     const sessions = await hub.api("GET", `/v1/projects/${hub.projectUid}/devices/${module.device}/sessions`);
     expect(sessions.json.sessions[0].why_session_closed).toBe("session expired");
+  });
+});
+
+describe("a restarted hub", () => {
+  it("knows no session of before: the module opens a new one", async () => {
+    const hub = await SyncFixture.start("in process");
+    try {
+      const module = await hub.module();
+      expect((await module.open()).err).toBeUndefined();
+      const restarted = createHubServices({ store: hub.store, clock: hub.clock, rateLimits: false });
+      const reply = await restarted.sync.handle(
+        { v: 1, type: "pull", token: module.token, file: "data.qi" },
+        { secure: true },
+      );
+      expect(code(reply)).toBe("session-expired");
+    } finally {
+      await hub.close();
+    }
   });
 });
 
