@@ -487,7 +487,8 @@ export class SyncService {
         const reply: ProtocolReply = { v: PROTOCOL_VERSION };
         session.traffic.bytesSent += bytes;
         session.traffic.bytesReceived += jsonBytes(reply);
-        await this.#end(session, request.why, this.#clock.now(), request.usage);
+        session.lastSeenMs = this.#clock.now();
+        await this.#end(session, request.why, session.lastSeenMs, request.usage);
         return reply;
       }
     }
@@ -736,15 +737,16 @@ export class SyncService {
         body: { why, ...(usage ? { usage } : {}), period: sessionPeriod(session, now) },
       },
     });
+    // The device was last heard from at the session's last message; it is no longer connected
+    // by this session (unless another continuous one holds it).
     const stillHeld = this.#sessions.ofDevice(device.uid).some((s) => s.continuous);
-    if (session.continuous && device.connected && !stillHeld) {
-      await this.#store.devices.putDevice({
-        uid: device.uid,
-        projectUid: device.projectUid,
-        productUid: device.productUid,
-        connected: false,
-      });
-    }
+    await this.#store.devices.putDevice({
+      uid: device.uid,
+      projectUid: device.projectUid,
+      productUid: device.productUid,
+      lastActivity: Math.max(device.lastActivity ?? 0, Math.min(now, session.lastSeenMs)),
+      ...(session.continuous && !stillHeld ? { connected: false } : {}),
+    });
   }
 
   /** Ends the sessions that expired (once a minute of hub time at most, while messages arrive). */

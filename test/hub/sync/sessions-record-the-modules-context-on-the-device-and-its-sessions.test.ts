@@ -74,6 +74,8 @@ describe.each(ALL_VIAS)("sessions, device records and environment (%s)", (via) =
       notes_received: 4,
     });
 
+    // The device was last heard from when the session closed.
+    expect((await hub.api("GET", devicePath(module.device))).json.last_activity).toBe("2026-01-01T00:00:10Z");
     const sessions = (await hub.api("GET", `${devicePath(module.device)}/sessions`)).json.sessions;
     expect(sessions).toHaveLength(1);
     const session = sessions[0];
