@@ -132,6 +132,8 @@ export interface DeviceStore {
   /** Pending signals, oldest first (the device sync takes and acknowledges them). */
   pendingSignals(deviceUid: string): Promise<SignalRecord[]>;
   acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void>;
+  /** Marks every device not connected (a starting hub holds no sessions); returns how many were. */
+  disconnectAll(): Promise<number>;
   /** The tracker session the hub holds for the device (undefined before its first sync session). */
   trackerSession(deviceUid: string): Promise<string | undefined>;
   setTrackerSession(deviceUid: string, session: string): Promise<void>;

@@ -123,6 +123,8 @@ export class SyncService {
   #zoneLookup: Promise<ZoneLookup | undefined> | undefined;
   #zoneOf: ZoneLookup = () => undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
+  /** Set once the devices a previous run of the hub left connected were marked not connected. */
+  #started: Promise<unknown> | undefined;
 
   constructor(options: SyncServiceOptions) {
     this.#store = options.store;
@@ -149,6 +151,12 @@ export class SyncService {
     }
     const bytes = jsonBytes(message);
     try {
+      // A starting hub holds no sessions: no device is connected (whatever the last run left).
+      this.#started ??= this.#store.devices.disconnectAll().catch((error: unknown) => {
+        this.#started = undefined;
+        throw error;
+      });
+      await this.#started;
       await this.#sweep();
       switch (request.type) {
         case "hello":

@@ -87,13 +87,16 @@ describe("a restarted hub", () => {
     const hub = await SyncFixture.start("in process");
     try {
       const module = await hub.module();
-      expect((await module.open()).err).toBeUndefined();
+      expect((await module.open({ context: { continuous: true } })).err).toBeUndefined();
+      expect((await hub.store.devices.getDevice(module.device))!.connected).toBe(true);
       const restarted = createHubServices({ store: hub.store, clock: hub.clock, rateLimits: false });
       const reply = await restarted.sync.handle(
         { v: 1, type: "pull", token: module.token, file: "data.qi" },
         { secure: true },
       );
       expect(code(reply)).toBe("session-expired");
+      // Nothing holds the device any more.
+      expect((await hub.store.devices.getDevice(module.device))!.connected).toBe(false);
     } finally {
       await hub.close();
     }
