@@ -6,6 +6,7 @@ import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
+import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
 import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
@@ -118,6 +119,9 @@ export async function buildHubApp(
           onListenerError:
             options.onListenerError ??
             ((error, event) => app.log.error({ err: error, event: event.uid }, "event subscriber failed")),
+          onSyncFault:
+            options.onSyncFault ??
+            ((error, type) => app.log.error({ err: error, message: type }, "device sync message failed")),
         });
 
   app.setErrorHandler((error, request, reply) => {
@@ -168,6 +172,7 @@ export async function buildHubApp(
   registerDeviceRoutes(router);
   registerEnvRoutes(router);
   registerNoteRoutes(router);
+  registerDeviceSyncRoutes(router);
   await app.ready();
   return { app, services };
 }

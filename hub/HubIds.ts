@@ -1,4 +1,4 @@
-import { randomUUID } from "node:crypto";
+import { randomBytes as secureRandomBytes, randomUUID } from "node:crypto";
 import { randomBytes, type Random } from "../core/Random.js";
 
 /**
@@ -16,6 +16,11 @@ export class HubIds {
     b[8] = (b[8]! & 0x3f) | 0x80;
     const hex = Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
     return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+  }
+
+  /** `length` random bytes (sync challenges). */
+  bytes(length: number): Uint8Array {
+    return this.random ? randomBytes(this.random, length) : new Uint8Array(secureRandomBytes(length));
   }
 
   projectUid(): string {

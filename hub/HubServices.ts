@@ -1,4 +1,6 @@
 import type { Clock } from "../core/Clock.js";
+import type { Crypto } from "../core/Crypto.js";
+import { SeededCrypto } from "../core/SeededCrypto.js";
 import { Authenticator } from "./auth/Authenticator.js";
 import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
@@ -7,6 +9,9 @@ import { HubIds } from "./HubIds.js";
 import { NoteService } from "./notes/NoteService.js";
 import type { HubStore } from "./store/HubStore.js";
 import type { EventRecord } from "./store/records.js";
+import { SyncNotifier } from "./sync/SyncNotifier.js";
+import { SyncService } from "./sync/SyncService.js";
+import type { ZoneLookup } from "./sync/timeZone.js";
 
 /**
  * The hub without HTTP: what the API's routes use, and what in-process callers (tests, the
@@ -27,6 +32,10 @@ export interface HubServices {
   readonly devices: DeviceService;
   /** Hub-side note changes of a device's notefiles, recorded as events. */
   readonly notes: NoteService;
+  /** The hub's end of the device sync protocol (docs/sync-protocol.md). */
+  readonly sync: SyncService;
+  /** Wakes sessions waiting for a device's signals or notefile changes (continuous mode). */
+  readonly notifier: SyncNotifier;
 }
 
 export interface HubServicesOptions {
@@ -40,6 +49,12 @@ export interface HubServicesOptions {
   publicUrl?: () => string;
   /** Told when an event subscriber throws; the event is stored and delivered to the others anyway. */
   onListenerError?: (error: unknown, event: EventRecord) => void;
+  /** Checks the modules' signatures (default: Ed25519 in JavaScript; any valid signature passes). */
+  crypto?: Crypto;
+  /** Place to IANA time zone for the sync (default: the optional zone package, else UTC). */
+  zoneLookup?: ZoneLookup | false;
+  /** Told of a fault while handling a sync message (the module is answered `{hub-error}`). */
+  onSyncFault?: (error: unknown, type: string) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -47,6 +62,10 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const { store, clock } = options;
   const ids = options.ids ?? new HubIds();
   const events = new EventService(store, clock, ids, options.onListenerError);
+  const notifier = new SyncNotifier();
+  const devices = new DeviceService(store, clock, notifier);
+  // The hub only verifies signatures, so the key-making randomness of the default is never used.
+  const crypto = options.crypto ?? new SeededCrypto({ nextUint32: () => 0 });
   return {
     store,
     clock,
@@ -55,7 +74,19 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     limiter: new RateLimiter(clock, options.rateLimits),
     publicUrl: options.publicUrl ?? (() => "http://localhost"),
     events,
-    devices: new DeviceService(store, clock),
-    notes: new NoteService(store, events, clock),
+    devices,
+    notes: new NoteService(store, events, clock, notifier),
+    notifier,
+    sync: new SyncService({
+      store,
+      clock,
+      ids,
+      events,
+      devices,
+      notifier,
+      crypto,
+      ...(options.zoneLookup !== undefined ? { zoneLookup: options.zoneLookup } : {}),
+      ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
+    }),
   };
 }

@@ -145,7 +145,7 @@ export function registerDeviceRoutes(router: HubRouter): void {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const body = ctx.body().object("body");
     if (!body) throw errors.fieldRequired("body");
-    await store.devices.queueSignal(device.uid, body, ctx.now);
+    await devices.signal(device, body);
     return { connected: device.connected };
   });
 

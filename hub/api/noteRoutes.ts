@@ -3,7 +3,8 @@ import type { NotefileKind } from "../../core/NotefileKind.js";
 import { roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import type { HttpError } from "../HttpError.js";
-import { DEVICE_SYNC_TRACKER, type DeviceRecord, type NoteRecord } from "../store/records.js";
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import type { DeviceRecord, NoteRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext, RoleRule } from "./HubRouter.js";
@@ -199,7 +200,7 @@ export function registerNoteRoutes(router: HubRouter): void {
     const only = fileFilter(ctx);
     const pendingOnly = ctx.query.bool("pending", false);
     const summaries = new Map(
-      (await store.notefiles.summaries(device.uid, DEVICE_SYNC_TRACKER)).map((s) => [s.fileId, s]),
+      (await store.notefiles.summaries(device.uid, SYNC_TRACKER)).map((s) => [s.fileId, s]),
     );
     const out: JsonObject[] = [];
     for (const nf of await store.notefiles.listNotefiles(device.uid)) {
@@ -207,9 +208,10 @@ export function registerNoteRoutes(router: HubRouter): void {
       const summary = summaries.get(nf.fileId);
       if (pendingOnly && (summary?.changes ?? 0) === 0) continue;
       const notes = await store.notefiles.listNotes(device.uid, nf.fileId, { includeDeleted: false });
-      const firstPending = summary?.since ?? 1;
+      // Pending: changed after the device's tracker, and not a version the device sent itself.
+      const seen = summary?.position ?? 0;
       const listed = notes
-        .map((n) => ({ n, pending: n.change >= firstPending }))
+        .map((n) => ({ n, pending: n.change > seen && !n.arrived }))
         .filter(({ pending }) => pending || !pendingOnly);
       out.push({ id: nf.fileId, notes: listed.map(({ n, pending }) => listedNoteView(n, pending)) });
     }
@@ -241,7 +243,7 @@ export function registerNoteRoutes(router: HubRouter): void {
   // Older client: what is waiting to go down to the module.
   router.project("GET", `${D}/files/changes/pending`, "viewer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const { info, total, changed } = await fileChanges(device, DEVICE_SYNC_TRACKER, null);
+    const { info, total, changed } = await fileChanges(device, SYNC_TRACKER, null);
     return { total, changes: changed, pending: changed > 0, info };
   });
 

@@ -2,8 +2,9 @@ import * as errors from "../errors.js";
 import type { DeviceRecord, FleetRecord } from "../store/records.js";
 import type { ProjectContext } from "./HubRouter.js";
 
-/** DeviceUID shape: `dev:` then the module's identifier (IMEI digits, or hex). */
-export const DEVICE_UID = /^dev:[0-9A-Za-z]{1,64}$/;
+import { DEVICE_UID } from "../devices/deviceUid.js";
+
+export { DEVICE_UID };
 
 /**
  * The device named by a path segment within the request's project: a DeviceUID, or `sn:<serial>`

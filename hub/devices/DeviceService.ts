@@ -1,7 +1,9 @@
 import type { Clock } from "../../core/Clock.js";
+import type { JsonObject } from "../../core/json.js";
 import { ServiceError } from "../ServiceError.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { DeviceRecord, ProductRecord } from "../store/records.js";
+import type { DeviceRecord, ProductRecord, SignalRecord } from "../store/records.js";
+import type { SyncNotifier } from "../sync/SyncNotifier.js";
 
 /** What the API's Provision Device sets up for a device that has not connected yet. */
 export interface DeviceProvisioning {
@@ -31,7 +33,18 @@ export class DeviceService {
   constructor(
     private readonly store: HubStore,
     private readonly clock: Clock,
+    private readonly notifier?: SyncNotifier,
   ) {}
+
+  /**
+   * Queues a signal for the device (the API's Send Signal): the device sync delivers it, at once
+   * to a module holding a continuous session (told once the signal is committed).
+   */
+  async signal(device: DeviceRecord, body: JsonObject): Promise<SignalRecord> {
+    const signal = await this.store.devices.queueSignal(device.uid, body, this.clock.now());
+    this.store.afterCommit(() => this.notifier?.notify(device.uid, "signal"));
+    return signal;
+  }
 
   async #product(projectUid: string, productUid: string): Promise<ProductRecord> {
     const product = await this.store.projects.getProduct(productUid);

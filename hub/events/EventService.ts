@@ -40,8 +40,26 @@ export class EventService {
 
   /** Stores the event; resolves with the stored record (subscribers told as described above). */
   async record(event: NewEvent): Promise<EventRecord> {
+    const record = this.#make(event);
+    if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish(record));
+    return record;
+  }
+
+  /**
+   * Stores an event whose UID its source derived from content, unless an event with that UID is
+   * stored already (a note uploaded again): resolves with the record when it was stored now,
+   * undefined when it was a repeat (nothing is stored, nobody is told).
+   */
+  async recordOnce(event: NewEvent & { uid: string }): Promise<EventRecord | undefined> {
+    const record = this.#make(event);
+    if (!(await this.store.telemetry.addEvent(record))) return undefined;
+    this.store.afterCommit(() => this.#publish(record));
+    return record;
+  }
+
+  #make(event: NewEvent): EventRecord {
     const received = this.clock.now() / 1000;
-    const record: EventRecord = {
+    return {
       uid: event.uid ?? this.ids.uuid(),
       projectUid: event.projectUid,
       deviceUid: event.deviceUid,
@@ -51,9 +69,6 @@ export class EventService {
       whenSec: event.whenSec ?? Math.floor(received),
       data: event.data,
     };
-    await this.store.telemetry.addEvent(record);
-    this.store.afterCommit(() => this.#publish(record));
-    return record;
   }
 
   /** Adds a subscriber; the function returned removes it (subscribing twice means told twice). */

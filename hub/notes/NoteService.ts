@@ -6,6 +6,7 @@ import { ServiceError } from "../ServiceError.js";
 import type { ChangesResult, HubStore } from "../store/HubStore.js";
 import type { DeviceRecord, NoteRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
+import type { SyncNotifier } from "../sync/SyncNotifier.js";
 
 /** A note's content: a JSON body, a base64 payload, or both. */
 export interface NoteContent {
@@ -43,7 +44,13 @@ export class NoteService {
     private readonly store: HubStore,
     private readonly events: EventService,
     private readonly clock: Clock,
+    private readonly notifier?: SyncNotifier,
   ) {}
+
+  /** Tells a session waiting for the device (continuous mode) once the change is committed. */
+  #changed(device: DeviceRecord): void {
+    this.store.afterCommit(() => this.notifier?.notify(device.uid, "notes"));
+  }
 
   /** Adds a note (`noteId` null for a queue), creating the notefile if needed. */
   async add(
@@ -65,6 +72,7 @@ export class NoteService {
         this.clock.now(),
       );
       await this.#record(device, file, kind, "note.add", note);
+      this.#changed(device);
       return note;
     });
   }
@@ -87,6 +95,7 @@ export class NoteService {
         !kind.queue,
       );
       await this.#record(device, file, kind, "note.update", note);
+      this.#changed(device);
       return note;
     });
   }
@@ -101,6 +110,7 @@ export class NoteService {
       const before = await this.store.notefiles.getNote(device.uid, file, noteId);
       await this.store.notefiles.deleteNote(device.uid, file, noteId, this.clock.now(), !kind.queue);
       await this.#recordDeletion(device, file, kind, noteId, before?.updates ?? 0);
+      this.#changed(device);
     });
   }
 
@@ -129,6 +139,7 @@ export class NoteService {
       if (options.take && !note.deleted) {
         await this.store.notefiles.deleteNote(device.uid, file, noteId, this.clock.now(), !kind.queue);
         await this.#recordDeletion(device, file, kind, noteId, note.updates);
+        this.#changed(device);
       }
       return note;
     });
@@ -158,6 +169,7 @@ export class NoteService {
         for (const n of result.notes) {
           if (!n.deleted) await this.#recordDeletion(device, file, kind, n.noteId, n.updates);
         }
+        if (result.notes.length > 0) this.#changed(device);
       }
       return result;
     });

@@ -132,6 +132,11 @@ export interface DeviceStore {
   /** Pending signals, oldest first (the device sync takes and acknowledges them). */
   pendingSignals(deviceUid: string): Promise<SignalRecord[]>;
   acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void>;
+  /** Marks every device not connected (a starting hub holds no sessions); returns how many were. */
+  disconnectAll(): Promise<number>;
+  /** The tracker session the hub holds for the device (undefined before its first sync session). */
+  trackerSession(deviceUid: string): Promise<string | undefined>;
+  setTrackerSession(deviceUid: string, session: string): Promise<void>;
 }
 
 export interface EnvStore {
@@ -218,19 +223,64 @@ export interface NotefileStore {
    */
   changes(deviceUid: string, fileId: string, options: ChangesOptions, now: number): Promise<ChangesResult>;
   /**
-   * Per live notefile: its live notes (`total`), the tracker's position (`since`, 1 when the
-   * tracker is absent or null) and the notes changed at or after it, tombstones included.
+   * Per live notefile: its live notes (`total`), the tracker's position (`position`: the change
+   * it has seen up to, 0 when the tracker is absent or null) and the notes changed after it,
+   * tombstones included. For the device's tracker (`SYNC_TRACKER`) a note that came from the
+   * device unchanged is not counted: the device has it.
    */
   summaries(
     deviceUid: string,
     tracker: string | null,
-  ): Promise<{ fileId: string; total: number; since: number; changes: number }[]>;
+  ): Promise<{ fileId: string; total: number; position: number; changes: number }[]>;
   /** Removes notefiles and their notes; throws `notefile-noexist` (and removes nothing) if one is missing. */
   deleteNotefiles(deviceUid: string, fileIds: string[], now: number): Promise<void>;
+
+  // --- the device sync (hub/sync) ---
+
+  /**
+   * Stores a version of a note as it is (merged from the device by the sync), with the notefile's
+   * next change number, creating the notefile if needed. `arrived`: the version is the device's,
+   * unchanged (it is then never sent back to the device).
+   */
+  putVersion(
+    deviceUid: string,
+    fileId: string,
+    version: Omit<NoteRecord, "change">,
+    now: number,
+  ): Promise<NoteRecord>;
+  /**
+   * The changes for a tracker after `after` (change numbers), lowest first, at most `max`,
+   * tombstones included; notes that came from the device unchanged are passed over for the
+   * device's tracker. `through` is the change the batch covers up to (the notefile's last change
+   * when nothing is left after it); `more` says changes are left after `through`.
+   */
+  changesAfter(
+    deviceUid: string,
+    fileId: string,
+    tracker: string,
+    after: number,
+    max: number,
+  ): Promise<{ notes: NoteRecord[]; through: number; more: boolean }>;
+  /** Where a tracker stands in a notefile (the change it has seen up to; 0 when absent). */
+  trackerPosition(deviceUid: string, fileId: string, tracker: string): Promise<number>;
+  setTrackerPosition(deviceUid: string, fileId: string, tracker: string, position: number): Promise<void>;
+  /** Forgets a tracker in every notefile of the device (it starts again from 0). */
+  clearTracker(deviceUid: string, tracker: string): Promise<void>;
+  /** Removes a queue's notes changed up to `through` (delivered); returns how many. */
+  removeDelivered(deviceUid: string, fileId: string, through: number): Promise<number>;
+  /**
+   * Removes the tombstones every tracker of the notefile has passed; the device's tracker counts
+   * as at 0 while it has none. Returns how many.
+   */
+  purgeTombstones(deviceUid: string, fileId: string): Promise<number>;
 }
 
 export interface TelemetryStore {
-  addEvent(event: EventRecord): Promise<void>;
+  /**
+   * Stores an event; one whose UID is stored already is left as it was (the device sync derives
+   * UIDs from content, so a note uploaded twice is one event). True when it was stored now.
+   */
+  addEvent(event: EventRecord): Promise<boolean>;
   /** The newest event of each notefile of the device in this project, newest first. */
   latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]>;
   /** Billable events of the organization's projects per UTC day in [from, to). */

@@ -3,6 +3,7 @@
  * otherwise (`...Sec`); the API layer turns them into the wire shapes (ISO strings, epoch seconds).
  */
 import type { JsonObject } from "../../core/json.js";
+import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
 
 export type ProjectRole = "owner" | "developer" | "viewer";
 export type OrgRole = "org_admin" | "billing_manager" | "project_creator" | "org_member";
@@ -223,6 +224,27 @@ export interface NoteRecord {
   deleted: boolean;
   /** Endpoint that made the last change: "1" the hub, "" the device. */
   endpoint: string;
+  /**
+   * The version vector of the stored version (protocol `NoteRecord.history`): per endpoint, the
+   * update count of its last change this version has seen; null when it is only its own change.
+   */
+  history: Readonly<Record<string, number>> | null;
+  /** Versions that lost a merge against this one (protocol records), kept rather than dropped. */
+  conflicts: readonly ProtocolNote[] | null;
+  /** Where the device was when it made the change (its last location fix). */
+  where: NotePlace | null;
+  /**
+   * The stored version came from the device unchanged: the device holds it already, so the sync
+   * does not send it back (no echo) and it is not pending for the device.
+   */
+  arrived: boolean;
+}
+
+/** A device's location when it changed a note (epoch seconds). */
+export interface NotePlace {
+  lat: number;
+  lon: number;
+  time: number;
 }
 
 export interface NotefileRecord {
@@ -281,10 +303,3 @@ export interface OAuthClientRecord {
   created: number;
   createdBy: string;
 }
-
-/**
- * The tracker the device sync keeps on each hub-side notefile: notes whose change is at or above
- * it have not reached the module yet (they are "pending"). Names starting with `_` are reserved,
- * so API callers cannot use it.
- */
-export const DEVICE_SYNC_TRACKER = "_sync";

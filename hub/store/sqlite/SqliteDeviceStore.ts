@@ -378,4 +378,30 @@ export class SqliteDeviceStore implements DeviceStore {
   async acknowledgeSignals(deviceUid: string, throughSeq: number): Promise<void> {
     this.sql.run("DELETE FROM signals WHERE device_uid = ? AND seq <= ?", deviceUid, throughSeq);
   }
+
+  async disconnectAll(): Promise<number> {
+    return this.sql.transaction(() => {
+      const uids = this.sql
+        .all<{ uid: string }>("SELECT uid FROM devices WHERE connected = 1")
+        .map((r) => r.uid);
+      for (const uid of uids) {
+        this.sql.run("UPDATE devices SET connected = 0 WHERE uid = ?", uid);
+        this.#refresh(uid);
+      }
+      return uids.length;
+    });
+  }
+
+  async trackerSession(deviceUid: string): Promise<string | undefined> {
+    return (
+      this.sql.get<{ tracker_session: string | null }>(
+        "SELECT tracker_session FROM devices WHERE uid = ?",
+        deviceUid,
+      )?.tracker_session ?? undefined
+    );
+  }
+
+  async setTrackerSession(deviceUid: string, session: string): Promise<void> {
+    this.sql.run("UPDATE devices SET tracker_session = ? WHERE uid = ?", session, deviceUid);
+  }
 }

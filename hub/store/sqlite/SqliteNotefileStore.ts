@@ -1,12 +1,13 @@
 import type { ChangesOptions, ChangesResult, NotefileStore } from "../HubStore.js";
-import type { NoteRecord, NotefileRecord } from "../records.js";
+import { hubVersion } from "../noteVersions.js";
+import type { NotePlace, NoteRecord, NotefileRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import type { JsonObject } from "../../../core/json.js";
-import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
+import type { NoteRecord as ProtocolNote } from "../../../protocol/NoteRecord.js";
+import { HUB_ENDPOINT } from "../../../protocol/NoteRecord.js";
+import { SYNC_TRACKER } from "../../../protocol/trackers.js";
+import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 import { storedJson } from "./storedJson.js";
-
-/** Endpoint ID the hub stamps on the changes it makes (the device's is ""). */
-export const HUB_ENDPOINT = "1";
 
 interface NoteRow {
   note_id: string;
@@ -17,6 +18,10 @@ interface NoteRow {
   updates: number;
   deleted: number;
   endpoint: string;
+  history: string | null;
+  conflicts: string | null;
+  place: string | null;
+  arrived: number;
 }
 
 interface NotefileRow {
@@ -38,7 +43,18 @@ const note = (r: NoteRow): NoteRecord => ({
   updates: r.updates,
   deleted: bool(r.deleted),
   endpoint: r.endpoint,
+  history: r.history === null ? null : parseJson<Record<string, number> | null>(r.history, null),
+  conflicts: r.conflicts === null ? null : parseJson<ProtocolNote[] | null>(r.conflicts, null),
+  where: r.place === null ? null : parseJson<NotePlace | null>(r.place, null),
+  arrived: bool(r.arrived),
 });
+
+/**
+ * The notes still to reach a tracker (SQL): changed after its position, and for the device's own
+ * tracker not a version that came from the device unchanged (no echo).
+ */
+const pending = (position: string, tracker: string): string =>
+  `change > ${position} AND (arrived = 0 OR ${tracker} <> '${SYNC_TRACKER}')`;
 
 const notefile = (r: NotefileRow): NotefileRecord => ({
   deviceUid: r.device_uid,
@@ -143,11 +159,13 @@ export class SqliteNotefileStore implements NotefileStore {
 
   #write(deviceUid: string, fileId: string, n: NoteRecord): void {
     this.sql.run(
-      `INSERT INTO notes (device_uid, file_id, note_id, body, payload, time_sec, change, updates, deleted, endpoint)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+      `INSERT INTO notes (device_uid, file_id, note_id, body, payload, time_sec, change, updates, deleted, endpoint,
+         history, conflicts, place, arrived)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
        ON CONFLICT (device_uid, file_id, note_id) DO UPDATE SET body = excluded.body, payload = excluded.payload,
         time_sec = excluded.time_sec, change = excluded.change, updates = excluded.updates,
-        deleted = excluded.deleted, endpoint = excluded.endpoint`,
+        deleted = excluded.deleted, endpoint = excluded.endpoint, history = excluded.history,
+        conflicts = excluded.conflicts, place = excluded.place, arrived = excluded.arrived`,
       deviceUid,
       fileId,
       n.noteId,
@@ -158,6 +176,10 @@ export class SqliteNotefileStore implements NotefileStore {
       n.updates,
       int(n.deleted),
       n.endpoint,
+      n.history === null ? null : JSON.stringify(n.history),
+      n.conflicts === null ? null : JSON.stringify(n.conflicts),
+      n.where === null ? null : JSON.stringify(n.where),
+      int(n.arrived),
     );
   }
 
@@ -196,16 +218,14 @@ export class SqliteNotefileStore implements NotefileStore {
         throw new StoreError("note-exists", `{note-exists} note already exists: ${content.noteId}`);
       }
       const change = this.#takeChange(deviceUid, fileId, now);
-      const record: NoteRecord = {
-        noteId: content.noteId ?? `${HUB_ENDPOINT}:${change}`,
-        body: content.body,
-        payload: content.payload,
-        timeSec: seconds(now),
+      const noteId = content.noteId ?? `${HUB_ENDPOINT}:${change}`;
+      const record = hubVersion(
+        previous,
+        noteId,
+        { body: content.body, payload: content.payload, deleted: false },
+        seconds(now),
         change,
-        updates: previous ? previous.updates + 1 : 0,
-        deleted: false,
-        endpoint: HUB_ENDPOINT,
-      };
+      );
       this.#write(deviceUid, fileId, record);
       return record;
     });
@@ -226,16 +246,13 @@ export class SqliteNotefileStore implements NotefileStore {
       if ((!previous || previous.deleted) && !create) {
         throw new StoreError("note-noexist", `{note-noexist} note not found: ${noteId}`);
       }
-      const record: NoteRecord = {
+      const record = hubVersion(
+        previous,
         noteId,
-        body: content.body,
-        payload: content.payload,
-        timeSec: seconds(now),
-        change: this.#takeChange(deviceUid, fileId, now),
-        updates: previous ? previous.updates + 1 : 0,
-        deleted: false,
-        endpoint: HUB_ENDPOINT,
-      };
+        { body: content.body, payload: content.payload, deleted: false },
+        seconds(now),
+        this.#takeChange(deviceUid, fileId, now),
+      );
       this.#write(deviceUid, fileId, record);
       return record;
     });
@@ -261,16 +278,17 @@ export class SqliteNotefileStore implements NotefileStore {
       );
       return;
     }
-    this.#write(deviceUid, fileId, {
-      noteId,
-      body: null,
-      payload: null,
-      timeSec: seconds(now),
-      change: this.#takeChange(deviceUid, fileId, now),
-      updates: previous.updates + 1,
-      deleted: true,
-      endpoint: HUB_ENDPOINT,
-    });
+    this.#write(
+      deviceUid,
+      fileId,
+      hubVersion(
+        previous,
+        noteId,
+        { body: null, payload: null, deleted: true },
+        seconds(now),
+        this.#takeChange(deviceUid, fileId, now),
+      ),
+    );
   }
 
   async deleteNote(
@@ -315,23 +333,18 @@ export class SqliteNotefileStore implements NotefileStore {
     return this.sql.transaction(() => {
       const nf = this.#requireNotefile(deviceUid, fileId);
       const limit = Number.isFinite(options.max) && options.max > 0 ? Math.floor(options.max) : -1;
-      let base = 1;
+      // Positions are the change a tracker has seen up to (protocol/trackers.ts): 0 is nothing.
+      let seen = 0;
       if (options.tracker !== null && !options.start) {
-        base =
-          this.sql.get<{ change: number }>(
-            "SELECT change FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
-            deviceUid,
-            fileId,
-            options.tracker,
-          )?.change ?? 1;
+        seen = this.#position(deviceUid, fileId, options.tracker);
       }
       const batch = this.sql
         .all<NoteRow>(
-          `SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND change >= ? AND (deleted = 0 OR ?)
+          `SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND change > ? AND (deleted = 0 OR ?)
            ORDER BY change LIMIT ?`,
           deviceUid,
           fileId,
-          base,
+          seen,
           int(options.includeDeleted),
           limit,
         )
@@ -340,7 +353,7 @@ export class SqliteNotefileStore implements NotefileStore {
       if (options.tracker !== null) {
         // A short batch reached the end: the tracker moves past everything, skipped tombstones too.
         const complete = limit < 0 || batch.length < limit;
-        const next = complete ? nf.nextChange : batch[batch.length - 1]!.change + 1;
+        const next = complete ? nf.nextChange - 1 : batch[batch.length - 1]!.change;
         if (options.peek) {
           // A look only: the tracker stays where it was.
         } else if (options.stop) {
@@ -361,7 +374,7 @@ export class SqliteNotefileStore implements NotefileStore {
           );
         }
         changes = this.sql.get<{ n: number }>(
-          `SELECT count(*) AS n FROM notes WHERE device_uid = ? AND file_id = ? AND change >= ? AND (deleted = 0 OR ?)`,
+          `SELECT count(*) AS n FROM notes WHERE device_uid = ? AND file_id = ? AND change > ? AND (deleted = 0 OR ?)`,
           deviceUid,
           fileId,
           next,
@@ -381,17 +394,18 @@ export class SqliteNotefileStore implements NotefileStore {
   async summaries(
     deviceUid: string,
     tracker: string | null,
-  ): Promise<{ fileId: string; total: number; since: number; changes: number }[]> {
-    return this.sql.all<{ fileId: string; total: number; since: number; changes: number }>(
-      `SELECT s.fileId, s.total, s.since,
-        (SELECT count(*) FROM notes n WHERE n.device_uid = ? AND n.file_id = s.fileId AND n.change >= s.since) AS changes
+  ): Promise<{ fileId: string; total: number; position: number; changes: number }[]> {
+    return this.sql.all<{ fileId: string; total: number; position: number; changes: number }>(
+      `SELECT s.fileId, s.total, s.position,
+        (SELECT count(*) FROM notes WHERE device_uid = ? AND file_id = s.fileId AND ${pending("s.position", "?")}) AS changes
        FROM (SELECT f.file_id AS fileId,
           (SELECT count(*) FROM notes n WHERE n.device_uid = f.device_uid AND n.file_id = f.file_id AND n.deleted = 0) AS total,
           coalesce((SELECT t.change FROM trackers t WHERE t.device_uid = f.device_uid AND t.file_id = f.file_id
-            AND t.tracker_id = ?), 1) AS since
+            AND t.tracker_id = ?), 0) AS position
          FROM notefiles f WHERE f.device_uid = ? AND f.deleted = 0) s
        ORDER BY s.fileId`,
       deviceUid,
+      tracker ?? "",
       tracker ?? "",
       deviceUid,
     );
@@ -413,5 +427,116 @@ export class SqliteNotefileStore implements NotefileStore {
         );
       }
     });
+  }
+
+  #position(deviceUid: string, fileId: string, tracker: string): number {
+    return (
+      this.sql.get<{ change: number }>(
+        "SELECT change FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
+        deviceUid,
+        fileId,
+        tracker,
+      )?.change ?? 0
+    );
+  }
+
+  async putVersion(
+    deviceUid: string,
+    fileId: string,
+    version: Omit<NoteRecord, "change">,
+    now: number,
+  ): Promise<NoteRecord> {
+    return this.sql.transaction(() => {
+      this.#ensureNotefile(deviceUid, fileId, now);
+      const record: NoteRecord = { ...version, change: this.#takeChange(deviceUid, fileId, now) };
+      this.#write(deviceUid, fileId, record);
+      return record;
+    });
+  }
+
+  async changesAfter(
+    deviceUid: string,
+    fileId: string,
+    tracker: string,
+    after: number,
+    max: number,
+  ): Promise<{ notes: NoteRecord[]; through: number; more: boolean }> {
+    const nf = this.#notefile(deviceUid, fileId);
+    if (!nf) return { notes: [], through: after, more: false };
+    const rows = this.sql
+      .all<NoteRow>(
+        `SELECT * FROM notes WHERE device_uid = ? AND file_id = ? AND ${pending("?", "?")}
+         ORDER BY change LIMIT ?`,
+        deviceUid,
+        fileId,
+        after,
+        tracker,
+        max + 1,
+      )
+      .map(note);
+    if (rows.length > max) {
+      const notes = rows.slice(0, max);
+      return { notes, through: notes[notes.length - 1]?.change ?? after, more: true };
+    }
+    return { notes: rows, through: Math.max(after, nf.nextChange - 1), more: false };
+  }
+
+  async trackerPosition(deviceUid: string, fileId: string, tracker: string): Promise<number> {
+    return this.#position(deviceUid, fileId, tracker);
+  }
+
+  async setTrackerPosition(
+    deviceUid: string,
+    fileId: string,
+    tracker: string,
+    position: number,
+  ): Promise<void> {
+    this.sql.run(
+      `INSERT INTO trackers (device_uid, file_id, tracker_id, change) VALUES (?, ?, ?, ?)
+       ON CONFLICT (device_uid, file_id, tracker_id) DO UPDATE SET change = excluded.change`,
+      deviceUid,
+      fileId,
+      tracker,
+      position,
+    );
+  }
+
+  async clearTracker(deviceUid: string, tracker: string): Promise<void> {
+    this.sql.run("DELETE FROM trackers WHERE device_uid = ? AND tracker_id = ?", deviceUid, tracker);
+  }
+
+  async removeDelivered(deviceUid: string, fileId: string, through: number): Promise<number> {
+    const result = this.sql.run(
+      "DELETE FROM notes WHERE device_uid = ? AND file_id = ? AND change <= ?",
+      deviceUid,
+      fileId,
+      through,
+    );
+    return result.changes;
+  }
+
+  async purgeTombstones(deviceUid: string, fileId: string): Promise<number> {
+    const positions = this.sql
+      .all<{ tracker_id: string; change: number }>(
+        "SELECT tracker_id, change FROM trackers WHERE device_uid = ? AND file_id = ?",
+        deviceUid,
+        fileId,
+      )
+      .map((t) => t.change);
+    const device = this.sql.get<{ change: number }>(
+      "SELECT change FROM trackers WHERE device_uid = ? AND file_id = ? AND tracker_id = ?",
+      deviceUid,
+      fileId,
+      SYNC_TRACKER,
+    );
+    if (!device) positions.push(0);
+    const passed = Math.min(...positions);
+    if (passed <= 0) return 0;
+    return this.sql.run(
+      "DELETE FROM notes WHERE device_uid = ? AND file_id = ? AND deleted = 1 AND change <= ?",
+      deviceUid,
+      fileId,
+      passed,
+    ).changes;
   }
 }

@@ -58,10 +58,10 @@ const session = (r: SessionRow): SessionRecord => ({
 export class SqliteTelemetryStore implements TelemetryStore {
   constructor(private readonly sql: SqliteConnection) {}
 
-  async addEvent(e: EventRecord): Promise<void> {
-    this.sql.run(
+  async addEvent(e: EventRecord): Promise<boolean> {
+    const result = this.sql.run(
       `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
       e.uid,
       e.projectUid,
       e.deviceUid,
@@ -72,6 +72,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
       int(isBillableFile(e.file)),
       JSON.stringify(e.data),
     );
+    return result.changes > 0;
   }
 
   async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {

@@ -277,4 +277,19 @@ export const migrations: readonly string[] = [
   DROP INDEX events_device_file;
   CREATE INDEX events_device_file ON events(project_uid, device_uid, file, received);
   `,
+
+  // 3: the device sync. Trackers follow the protocol's convention (protocol/trackers.ts): a
+  // position is the change number a tracker has SEEN UP TO (it was the next one to read), and the
+  // hub's tracker for the device is "1" (SYNC_TRACKER; it was "_sync"). Notes keep their whole
+  // version (history, conflicts, where the device was) and whether the stored version came from
+  // the device unchanged (then the sync does not send it back). Each device has a tracker session.
+  `
+  UPDATE trackers SET change = max(change - 1, 0);
+  UPDATE OR REPLACE trackers SET tracker_id = '1' WHERE tracker_id = '_sync';
+  ALTER TABLE notes ADD COLUMN history TEXT;
+  ALTER TABLE notes ADD COLUMN conflicts TEXT;
+  ALTER TABLE notes ADD COLUMN place TEXT;
+  ALTER TABLE notes ADD COLUMN arrived INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE devices ADD COLUMN tracker_session TEXT;
+  `,
 ];

@@ -1,0 +1,32 @@
+/** What woke a device's waiting session: a signal was queued, or its hub-side notefiles changed. */
+export type DeviceChange = "signal" | "notes";
+
+/**
+ * Tells the device sync, in memory, that something waits for a device: a `signals` request with
+ * `wait` (continuous mode) answers as soon as it hears of it. The signal route and the notes
+ * service call `notify` once their change is committed; nothing is stored here.
+ */
+export class SyncNotifier {
+  readonly #listeners = new Map<string, Set<(change: DeviceChange) => void>>();
+
+  /** Wakes every session waiting on the device. */
+  notify(deviceUid: string, change: DeviceChange): void {
+    for (const listener of [...(this.#listeners.get(deviceUid) ?? [])]) listener(change);
+  }
+
+  /** Listens for the device's changes; the function returned stops listening. */
+  listen(deviceUid: string, listener: (change: DeviceChange) => void): () => void {
+    let set = this.#listeners.get(deviceUid);
+    if (!set) this.#listeners.set(deviceUid, (set = new Set()));
+    set.add(listener);
+    return () => {
+      set.delete(listener);
+      if (set.size === 0 && this.#listeners.get(deviceUid) === set) this.#listeners.delete(deviceUid);
+    };
+  }
+
+  /** Devices with a session listening now (tests). */
+  get listening(): number {
+    return this.#listeners.size;
+  }
+}
