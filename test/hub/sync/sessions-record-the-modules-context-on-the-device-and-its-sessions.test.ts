@@ -48,7 +48,7 @@ describe.each(ALL_VIAS)("sessions, device records and environment (%s)", (via) =
       },
     });
     expect(open).toMatchObject({ v: 1, time: began, reset: true, signals: 0, files: [] });
-    expect(open.where).toEqual({ lat: 52.52, lon: 13.405, zone: "UTC,Unknown", minutes: 0 });
+    expect(open.where).toEqual({ lat: 52.52, lon: 13.405, zone: "CET,Europe/Berlin", minutes: 60 });
 
     const device = (await hub.api("GET", devicePath(module.device))).json;
     expect(device).toMatchObject({
