@@ -40,7 +40,7 @@ import type { SyncNotifier } from "./SyncNotifier.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, noteEvent, sessionDocument, sessionPeriod, transportOf } from "./syncDocuments.js";
 import { SyncSessions, type SyncSession } from "./SyncSessions.js";
-import { devicePlace, loadZoneLookup, type ZoneLookup } from "./timeZone.js";
+import { devicePlace, packagedZoneLookup, type ZoneLookup } from "./timeZone.js";
 
 /** How a message reached the hub: over TLS (HTTPS, or in process) or not. */
 export interface SyncTransport {
@@ -387,7 +387,7 @@ export class SyncService {
 
   /** The zone lookup, loaded once (outside any transaction: it may read the file system). */
   async #zones(): Promise<ZoneLookup | undefined> {
-    this.#zoneLookup ??= loadZoneLookup();
+    this.#zoneLookup ??= Promise.resolve(packagedZoneLookup());
     const lookup = await this.#zoneLookup;
     if (lookup) this.#zoneOf = lookup;
     return lookup;

@@ -1,35 +1,22 @@
+import tzLookup from "@photostructure/tz-lookup";
 import type { DevicePlace } from "../../protocol/messages.js";
 
 /** The IANA time zone at a place (`Europe/Berlin`), or undefined when it cannot be told. */
 export type ZoneLookup = (lat: number, lon: number) => string | undefined;
 
 /**
- * The package that maps a place to its IANA zone (time-zone boundary data, kept up to date by its
- * maintainers). It is optional: without it every place is in UTC. Loaded by name at run time so
- * that the hub builds and runs whether it is installed or not.
+ * The place-to-zone lookup of `@photostructure/tz-lookup` (time-zone boundary data kept up to
+ * date by its maintainers): the only code that knows the package.
  */
-const ZONE_PACKAGE = "@photostructure/tz-lookup";
-
-/**
- * The place-to-zone lookup of `ZONE_PACKAGE` when it is installed, else undefined (UTC
- * everywhere). The only code that knows the package.
- */
-export async function loadZoneLookup(): Promise<ZoneLookup | undefined> {
-  try {
-    const loaded = (await import(/* @vite-ignore */ ZONE_PACKAGE)) as { default?: unknown };
-    const lookup = (typeof loaded.default === "function" ? loaded.default : loaded) as unknown;
-    if (typeof lookup !== "function") return undefined;
-    return (lat, lon) => {
-      try {
-        const zone = (lookup as (lat: number, lon: number) => unknown)(lat, lon);
-        return typeof zone === "string" && zone !== "" ? zone : undefined;
-      } catch {
-        return undefined;
-      }
-    };
-  } catch {
-    return undefined;
-  }
+export function packagedZoneLookup(): ZoneLookup {
+  return (lat, lon) => {
+    try {
+      const zone: unknown = tzLookup(lat, lon);
+      return typeof zone === "string" && zone !== "" ? zone : undefined;
+    } catch {
+      return undefined;
+    }
+  };
 }
 
 /** Locales whose short zone names are abbreviations for their regions (not `GMT+1`). */
