@@ -7,6 +7,7 @@ import { registerAuthRoutes } from "./api/authRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
+import { registerEventRoutes } from "./api/eventRoutes.js";
 import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
@@ -168,6 +169,7 @@ export async function buildHubApp(
   registerDeviceRoutes(router);
   registerEnvRoutes(router);
   registerNoteRoutes(router);
+  registerEventRoutes(router);
   await app.ready();
   return { app, services };
 }
