@@ -153,7 +153,9 @@ export function sessionView(s: SessionRecord): JsonObject {
     ...s.data,
     session: s.uid,
     device: s.deviceUid,
-    when: s.beganSec,
+    // The last capture time of a note the session carried, when the session says; else the
+    // time it began.
+    when: typeof s.data.when === "number" ? s.data.when : s.beganSec,
     session_began: s.beganSec,
     ...(s.endedSec === null ? {} : { session_ended: s.endedSec }),
   };
