@@ -12,6 +12,7 @@ import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
 import { registerProjectRoutes } from "./api/projectRoutes.js";
+import { registerUsageRoutes } from "./api/usageRoutes.js";
 import * as errors from "./errors.js";
 import { HttpError, OAuthError } from "./HttpError.js";
 import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
@@ -170,6 +171,7 @@ export async function buildHubApp(
   registerEnvRoutes(router);
   registerNoteRoutes(router);
   registerEventRoutes(router);
+  registerUsageRoutes(router);
   await app.ready();
   return { app, services };
 }

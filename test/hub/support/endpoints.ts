@@ -166,4 +166,9 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/v1/projects/{P}/fleets/{F}/events", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/fleets/{F}/events-cursor", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/events/{E}/route-logs", access: "viewer" },
+  // usage
+  { method: "GET", path: "/v1/projects/{P}/usage/data?period=day", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/usage/events?period=week", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/usage/sessions?period=month", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/usage/route-logs?period=day", access: "viewer" },
 ];
