@@ -93,23 +93,38 @@ function eventConditions(projectUid: string, f: EventFilter): Sql {
   return { text: text.join(" AND "), params };
 }
 
-/** What each order sorts by before the times; every order ends with captured, received, rowid. */
+/**
+ * What each order sorts by. Ties go by the capture and receive times, then by the order the hub
+ * stored the events in; the times' orders are exactly their indexes' (events_captured,
+ * events_project), so a page is read from the index, never sorted.
+ */
 const SORT_TERMS: Record<EventSortKey, string[]> = {
-  captured: [],
+  captured: ["e.captured", "e.received"],
   modified: ["e.received"],
-  device_uid: ["e.device_uid"],
-  best_id: [`coalesce(${member("e", "best_id")}, ${member("e", "sn")}, e.device_uid)`],
-  device_serial: [`coalesce(${member("e", "sn")}, '')`],
-  device_location: [`coalesce(${member("e", "where_location")}, '')`],
-  tower_location: [`coalesce(${member("e", "tower_location")}, '')`],
-  triangulated_location: [`coalesce(${member("e", "tri_location")}, '')`],
-  best_location: [`coalesce(${member("e", "best_location")}, '')`],
+  device_uid: ["e.device_uid", "e.captured", "e.received"],
+  best_id: [
+    `coalesce(${member("e", "best_id")}, ${member("e", "sn")}, e.device_uid)`,
+    "e.captured",
+    "e.received",
+  ],
+  device_serial: [`coalesce(${member("e", "sn")}, '')`, "e.captured", "e.received"],
+  device_location: [`coalesce(${member("e", "where_location")}, '')`, "e.captured", "e.received"],
+  tower_location: [`coalesce(${member("e", "tower_location")}, '')`, "e.captured", "e.received"],
+  triangulated_location: [`coalesce(${member("e", "tri_location")}, '')`, "e.captured", "e.received"],
+  best_location: [`coalesce(${member("e", "best_location")}, '')`, "e.captured", "e.received"],
 };
 
 function orderBy(order: EventOrder): string {
-  const terms = [...SORT_TERMS[order.by], "e.captured", "e.received", "e.rowid"];
   const direction = order.descending ? " DESC" : "";
-  return terms.map((t) => `${t}${direction}`).join(", ");
+  return [...SORT_TERMS[order.by], "e.rowid"].map((t) => `${t}${direction}`).join(", ");
+}
+
+function listQuery(projectUid: string, filter: EventFilter, order: EventOrder, page: Page): Sql {
+  const where = eventConditions(projectUid, filter);
+  return {
+    text: `SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order)} LIMIT ? OFFSET ?`,
+    params: [...where.params, page.limit + 1, page.offset],
+  };
 }
 
 /** The start of the UTC period holding `t` (integer epoch seconds); weeks start on Monday. */
@@ -290,32 +305,9 @@ export class SqliteTelemetryStore implements TelemetryStore {
     order: EventOrder,
     page: Page,
   ): Promise<PageResult<EventRecord>> {
-    const where = eventConditions(projectUid, filter);
-    const rows = this.sql.all<EventRow>(
-      `SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order)} LIMIT ? OFFSET ?`,
-      ...where.params,
-      page.limit + 1,
-      page.offset,
-    );
+    const query = listQuery(projectUid, filter, order, page);
+    const rows = this.sql.all<EventRow>(query.text, ...query.params);
     return { items: rows.slice(0, page.limit).map(event), hasMore: rows.length > page.limit };
-  }
-
-  /** The plan SQLite makes for a `listEvents` query (tests and benchmarks check it uses an index). */
-  async planOfListEvents(
-    projectUid: string,
-    filter: EventFilter,
-    order: EventOrder,
-    page: Page,
-  ): Promise<string[]> {
-    const where = eventConditions(projectUid, filter);
-    return this.sql
-      .all<{ detail: string }>(
-        `EXPLAIN QUERY PLAN SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order)} LIMIT ? OFFSET ?`,
-        ...where.params,
-        page.limit + 1,
-        page.offset,
-      )
-      .map((r) => r.detail);
   }
 
   async eventsFromCursor(
@@ -323,6 +315,15 @@ export class SqliteTelemetryStore implements TelemetryStore {
     filter: EventFilter,
     query: EventCursorQuery,
   ): Promise<EventCursorPage> {
+    const sql = this.#cursorQuery(projectUid, filter, query);
+    const rows = this.sql.all<EventRow>(sql.text, ...sql.params);
+    return {
+      items: rows.slice(0, query.limit).map(event),
+      next: rows.length > query.limit ? rows[query.limit]!.uid : null,
+    };
+  }
+
+  #cursorQuery(projectUid: string, filter: EventFilter, query: EventCursorQuery): Sql {
     // The rowid is the order the hub stored the events in; an unknown cursor is ignored.
     const at =
       query.cursor === null
@@ -334,17 +335,29 @@ export class SqliteTelemetryStore implements TelemetryStore {
           );
     const where = eventConditions(projectUid, filter);
     const from = at === undefined ? "" : ` AND e.rowid ${query.descending ? "<=" : ">="} ?`;
-    const rows = this.sql.all<EventRow>(
-      `SELECT e.* FROM events e WHERE ${where.text}${from}
-       ORDER BY e.rowid${query.descending ? " DESC" : ""} LIMIT ?`,
-      ...where.params,
-      ...(at === undefined ? [] : [at.seq]),
-      query.limit + 1,
-    );
     return {
-      items: rows.slice(0, query.limit).map(event),
-      next: rows.length > query.limit ? rows[query.limit]!.uid : null,
+      text: `SELECT e.* FROM events e WHERE ${where.text}${from}
+       ORDER BY e.rowid${query.descending ? " DESC" : ""} LIMIT ?`,
+      params: [...where.params, ...(at === undefined ? [] : [at.seq]), query.limit + 1],
     };
+  }
+
+  /**
+   * The plan SQLite makes for a `listEvents` or `eventsFromCursor` query (tests and benchmarks
+   * check that pages are read through an index, never sorted whole).
+   */
+  async planOf(
+    projectUid: string,
+    filter: EventFilter,
+    query: { order: EventOrder; page: Page } | { cursor: EventCursorQuery },
+  ): Promise<string[]> {
+    const sql =
+      "cursor" in query
+        ? this.#cursorQuery(projectUid, filter, query.cursor)
+        : listQuery(projectUid, filter, query.order, query.page);
+    return this.sql
+      .all<{ detail: string }>(`EXPLAIN QUERY PLAN ${sql.text}`, ...sql.params)
+      .map((r) => r.detail);
   }
 
   async eventUsage(projectUid: string, q: UsageQuery): Promise<EventUsageRow[]> {

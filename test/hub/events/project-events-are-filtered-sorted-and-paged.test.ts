@@ -120,7 +120,7 @@ describe("Get Project Events", () => {
   });
 
   it.each(EVENT_SORT_KEYS.flatMap((by) => [[by, "asc"] as const, [by, "desc"] as const]))(
-    "sorts by %s, %s (ties by capture, receipt and storing order, the same way)",
+    "sorts by %s, %s, ties always broken the same way",
     async (by, order) => {
       const expected = world.sorted(world.events, by, order === "desc").map((e) => e.uid);
       expect(await uids(`sortBy=${by}&sortOrder=${order}`)).toEqual(expected);

@@ -182,7 +182,7 @@ export class EventWorld {
       const ka = key(a);
       const kb = key(b);
       if (ka !== null && kb !== null && ka !== kb) return ka < kb ? -1 : 1;
-      if (by === "modified" && a.received !== b.received) return a.received - b.received;
+      if (by === "modified") return a.received - b.received || seq.get(a)! - seq.get(b)!;
       return a.whenSec - b.whenSec || a.received - b.received || seq.get(a)! - seq.get(b)!;
     };
     const out = [...events].sort(cmp);
