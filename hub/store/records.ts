@@ -235,7 +235,10 @@ export interface EventFilter {
   dateType?: "captured" | "received";
 }
 
-/** An order of events; ties go by the order the hub stored them in (the same direction). */
+/**
+ * An order of events. Ties go by capture time, then receive time, then the order the hub stored
+ * them in (for `modified`, by storing order alone), all in the same direction.
+ */
 export interface EventOrder {
   by: EventSortKey;
   descending: boolean;
@@ -300,7 +303,7 @@ export interface EventUsageRow extends UsageRow {
   events: number;
 }
 
-/** Health log entries by when they were logged. */
+/** Health log entries by when they were logged (an entry's fleets are its device's now: it records none). */
 export interface HealthUsageRow extends UsageRow {
   boots: number;
   firmwareUpdates: number;
