@@ -1,7 +1,11 @@
 /**
  * Hub API throughput: list devices and get device with 1,000 devices stored, against a bare
  * fastify route serving the same bytes in the same run (the ceiling: HTTP, routing and JSON with
- * no auth, no store). Target: hub / bare >= 0.5 for both.
+ * no auth, no store). Pages of events with 100,000 stored are read from SQLite on every request
+ * (nothing to cache: events keep arriving), so their ceiling is a bare fastify route that runs
+ * the same page query on its own connection to the same database file and serves the parsed rows
+ * (HTTP, routing, the index read and JSON, with no auth, filters or views). Target: hub / bare
+ * >= 0.5 for each.
  *
  *   npx tsx bench/hub-api.ts [--seconds 3] [--concurrency 16] [--rounds 2]
  */
@@ -9,6 +13,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { Agent, request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import Database from "better-sqlite3";
 import Fastify from "fastify";
 import { startHub } from "../runtime/startHub.js";
 
@@ -21,6 +26,9 @@ const SECONDS = option("seconds", 3);
 const CONCURRENCY = option("concurrency", 16);
 const ROUNDS = option("rounds", 2);
 const DEVICES = 1000;
+const EVENTS = 100_000;
+/** Event pages the paging case cycles through (offsets up to 10,000 events). */
+const EVENT_PAGES = 200;
 
 const mean = (runs: Result[]): Result => ({
   rps: runs.reduce((a, r) => a + r.rps, 0) / runs.length,
@@ -114,11 +122,37 @@ async function main(): Promise<void> {
       },
     });
   }
+  // Events of the devices, captured a minute apart in threes, received a few seconds later.
+  const base = Date.UTC(2026, 0, 1) / 1000;
+  await hub.store.transaction(async () => {
+    for (let i = 0; i < EVENTS; i++) {
+      const captured = base + Math.floor(i / 3) * 60;
+      await hub.store.telemetry.addEvent({
+        uid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
+        projectUid: project,
+        deviceUid: uids[i % DEVICES]!,
+        sessionUid: null,
+        file: i % 10 === 0 ? "_session.qo" : "data.qo",
+        received: captured + 5 + (i % 7),
+        whenSec: captured,
+        data: {
+          req: "note.add",
+          app: project,
+          product: hub.credentials.product_uid,
+          sn: `unit-${i % DEVICES}`,
+          best_id: `unit-${i % DEVICES}`,
+          body: { i, temperature: 20 + (i % 50) / 10, humidity: 40 + (i % 30) },
+        },
+      });
+    }
+  });
   const headers = { authorization: `Bearer ${hub.credentials.token}` };
   const pages = DEVICES / 50;
   let n = 0;
   const listPath = (): string => `/v1/projects/${project}/devices?pageSize=50&pageNum=${(n++ % pages) + 1}`;
   const getPath = (): string => `/v1/projects/${project}/devices/${uids[n++ % DEVICES]}`;
+  const newestPath = (): string => `/v1/projects/${project}/events?sortOrder=desc`;
+  const pagePath = (): string => `/v1/projects/${project}/events?pageNum=${(n++ % EVENT_PAGES) + 1}`;
 
   // The ceiling: the same response bodies from a bare fastify route (parsed once, serialized per request).
   const sample = async (path: string): Promise<unknown> =>
@@ -128,6 +162,39 @@ async function main(): Promise<void> {
   const bare = Fastify({ logger: false });
   bare.get("/list", async () => listBody);
   bare.get("/get/:uid", async () => getBody);
+  // The events' ceiling: the same page query, by hand, on a second connection to the same file.
+  const db = new Database(join(dir, "hub.db"), { readonly: true });
+  const page = (descending: boolean) => {
+    const d = descending ? " DESC" : "";
+    return db.prepare(
+      `SELECT * FROM events WHERE project_uid = ? ORDER BY captured${d}, received${d}, rowid${d} LIMIT 51 OFFSET ?`,
+    );
+  };
+  const eventPages = { true: page(true), false: page(false) };
+  bare.get("/events", async (request) => {
+    const q = request.query as { pageNum?: string; sortOrder?: string };
+    const rows = eventPages[String(q.sortOrder === "desc") as "true" | "false"].all(
+      project,
+      (Number(q.pageNum ?? 1) - 1) * 50,
+    ) as {
+      uid: string;
+      device_uid: string;
+      file: string;
+      received: number;
+      captured: number;
+      data: string;
+    }[];
+    const events = rows.slice(0, 50).map((r) =>
+      Object.assign(JSON.parse(r.data) as object, {
+        event: r.uid,
+        device: r.device_uid,
+        file: r.file,
+        received: r.received,
+        when: r.captured,
+      }),
+    );
+    return { events, has_more: rows.length > 50, through: rows[Math.min(rows.length, 50) - 1]?.uid };
+  });
   await bare.listen({ host: "127.0.0.1", port: 0 });
   const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
 
@@ -135,6 +202,8 @@ async function main(): Promise<void> {
   for (const [name, hubPath, barePath] of [
     ["list devices (50 of 1,000)", listPath, () => "/list"],
     ["get device", getPath, () => `/get/${uids[n++ % DEVICES]}`],
+    ["newest events (50 of 100k)", newestPath, () => "/events?sortOrder=desc"],
+    ["events pages 1-200 (100k)", pagePath, () => `/events?pageNum=${(n++ % EVENT_PAGES) + 1}`],
   ] as const) {
     // Alternate hub and ceiling runs so that a change in the machine's load hits both alike.
     const hubRuns: Result[] = [];
@@ -146,12 +215,13 @@ async function main(): Promise<void> {
     rows.push([name, mean(hubRuns), mean(bareRuns)]);
   }
   await bare.close();
+  db.close();
   await hub.close();
   await rm(dir, { recursive: true, force: true });
 
   const f = (x: number, d = 0): string => x.toFixed(d);
   console.log(
-    `hub API, ${DEVICES} devices, ${CONCURRENCY} keep-alive clients, ${ROUNDS} x ${SECONDS} s per side (Node ${process.version})`,
+    `hub API, ${DEVICES} devices, ${EVENTS} events, ${CONCURRENCY} keep-alive clients, ${ROUNDS} x ${SECONDS} s per side (Node ${process.version})`,
   );
   console.log(
     "operation                    | hub req/s | p50 ms | p99 ms | bare req/s | p50 ms | p99 ms | ratio",

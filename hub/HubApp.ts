@@ -8,10 +8,12 @@ import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
+import { registerEventRoutes } from "./api/eventRoutes.js";
 import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
 import { registerProjectRoutes } from "./api/projectRoutes.js";
+import { registerUsageRoutes } from "./api/usageRoutes.js";
 import * as errors from "./errors.js";
 import { HttpError, OAuthError } from "./HttpError.js";
 import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
@@ -173,6 +175,8 @@ export async function buildHubApp(
   registerEnvRoutes(router);
   registerNoteRoutes(router);
   registerDeviceSyncRoutes(router);
+  registerEventRoutes(router);
+  registerUsageRoutes(router);
   await app.ready();
   return { app, services };
 }

@@ -114,6 +114,11 @@ export const queryOneOf = (name: string, allowed: readonly string[]): HttpError 
 export const queryDate = (name: string): HttpError =>
   bad(`query argument ${name} must be UNIX epoch seconds or an ISO 8601 date-time`);
 export const querySingle = (name: string): HttpError => bad(`query argument ${name} may be given only once`);
+export const queryRequired = (name: string): HttpError => bad(`query argument ${name} is required`);
+export const queryInvalid = (name: string, why: string): HttpError => bad(`query argument ${name} ${why}`);
+export const queryDateBeforeEpoch = (name: string): HttpError =>
+  bad(`query argument ${name} must not be before 1970-01-01 (epoch second 0)`);
+export const queryDateOrder = (): HttpError => bad("query argument endDate must not be before startDate");
 export const firmwareFilter = (value: string): HttpError =>
   bad(`firmware filter "${echo(value)}" has no numeric version (e.g. 8.1 or 8.1.3)`);
 
@@ -128,6 +133,7 @@ export const organizationNotFound = (uid: string): HttpError => notFound("organi
 export const billingAccountNotFound = (uid: string): HttpError => notFound("billing account", uid);
 export const descriptionNotFound = (name: string): HttpError => notFound("description", name);
 export const envVarNotFound = (key: string): HttpError => notFound("environment variable", key);
+export const eventNotFound = (uid: string): HttpError => notFound("event", uid);
 export const publicKeyNotFound = (uid: string): HttpError =>
   new HttpError(404, `The requested resource could not be found: device ${echo(uid)} has no public key yet`);
 export const serialAmbiguous = (sn: string, count: number): HttpError =>

@@ -1,9 +1,11 @@
 import * as errors from "../errors.js";
 import type { Page } from "../store/records.js";
 
-/** Page sizes: the spec's default, and this hub's documented maximum. */
+/** Page sizes: the spec's default, and this hub's documented maximum for device lists. */
 export const DEFAULT_PAGE_SIZE = 50;
 export const MAX_PAGE_SIZE = 1000;
+/** The definition's maximum (`pageSizeParam`), which events and sessions allow. */
+export const MAX_DEFINED_PAGE_SIZE = 10_000;
 
 type RawQuery = Record<string, string | string[] | undefined>;
 
@@ -90,9 +92,26 @@ export class QueryReader {
     return Math.floor(ms / 1000);
   }
 
-  /** `pageSize` (default 50, at most MAX_PAGE_SIZE) and `pageNum` (from 1). */
-  page(): Page & { pageSize: number; pageNum: number } {
-    const pageSize = this.int("pageSize", { min: 1, max: MAX_PAGE_SIZE }) ?? DEFAULT_PAGE_SIZE;
+  /**
+   * `startDate` and `endDate` as the definitions give them (epoch seconds, at least 0; ISO 8601
+   * accepted too), `endDate` not before `startDate`.
+   */
+  dateRange(): { startSec: number | undefined; endSec: number | undefined } {
+    const startSec = this.date("startDate");
+    const endSec = this.date("endDate");
+    for (const [name, value] of [
+      ["startDate", startSec],
+      ["endDate", endSec],
+    ] as const) {
+      if (value !== undefined && value < 0) throw errors.queryDateBeforeEpoch(name);
+    }
+    if (startSec !== undefined && endSec !== undefined && endSec < startSec) throw errors.queryDateOrder();
+    return { startSec, endSec };
+  }
+
+  /** `pageSize` (default 50, at most `maxPageSize`) and `pageNum` (from 1). */
+  page(maxPageSize = MAX_PAGE_SIZE): Page & { pageSize: number; pageNum: number } {
+    const pageSize = this.int("pageSize", { min: 1, max: maxPageSize }) ?? DEFAULT_PAGE_SIZE;
     const pageNum = this.int("pageNum", { min: 1, max: 1_000_000_000 }) ?? 1;
     return { pageSize, pageNum, limit: pageSize, offset: (pageNum - 1) * pageSize };
   }

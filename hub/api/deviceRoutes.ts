@@ -2,6 +2,7 @@ import * as errors from "../errors.js";
 import { firmwareFilterValue } from "../store/firmwareVersion.js";
 import type { DeviceFilter } from "../store/records.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import { MAX_DEFINED_PAGE_SIZE } from "./QueryReader.js";
 import { DEVICE_UID, resolveDevice, resolveFleet } from "./resolve.js";
 import { deviceView, eventView, fleetView, isoTime, sessionView } from "./views.js";
 
@@ -121,15 +122,13 @@ export function registerDeviceRoutes(router: HubRouter): void {
 
   router.project("GET", `${D}/sessions`, "viewer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const page = ctx.query.page();
+    // The definition's paging (at most 10,000) and dates (epoch seconds from 0, in order).
+    const page = ctx.query.page(MAX_DEFINED_PAGE_SIZE);
+    const { startSec, endSec } = ctx.query.dateRange();
     const result = await store.telemetry.listSessions(
       ctx.project.uid,
       device.uid,
-      {
-        startSec: ctx.query.date("startDate"),
-        endSec: ctx.query.date("endDate"),
-        firstSyncOnly: ctx.query.bool("firstSync", false),
-      },
+      { startSec, endSec, firstSyncOnly: ctx.query.bool("firstSync", false) },
       page,
     );
     return { sessions: result.items.map(sessionView), has_more: result.hasMore };

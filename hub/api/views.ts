@@ -137,15 +137,16 @@ export function listedNoteView(n: NoteRecord, pending: boolean): JsonObject {
 }
 
 export function eventView(e: EventRecord): JsonObject {
-  return {
-    ...e.data,
-    event: e.uid,
-    device: e.deviceUid,
-    file: e.file,
-    received: e.received,
-    when: e.whenSec,
-    ...(e.sessionUid ? { session: e.sessionUid } : {}),
-  };
+  // Copied with Object.assign, several times faster than a spread here (a page holds up to 10,000
+  // events); a document with its own `__proto__` member is spread, which keeps it a member.
+  const out: JsonObject = Object.hasOwn(e.data, "__proto__") ? { ...e.data } : Object.assign({}, e.data);
+  out.event = e.uid;
+  out.device = e.deviceUid;
+  out.file = e.file;
+  out.received = e.received;
+  out.when = e.whenSec;
+  if (e.sessionUid) out.session = e.sessionUid;
+  return out;
 }
 
 export function sessionView(s: SessionRecord): JsonObject {
@@ -153,7 +154,9 @@ export function sessionView(s: SessionRecord): JsonObject {
     ...s.data,
     session: s.uid,
     device: s.deviceUid,
-    when: s.beganSec,
+    // The last capture time of a note the session carried, when the session says; else the
+    // time it began.
+    when: typeof s.data.when === "number" ? s.data.when : s.beganSec,
     session_began: s.beganSec,
     ...(s.endedSec === null ? {} : { session_ended: s.endedSec }),
   };

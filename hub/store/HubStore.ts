@@ -6,9 +6,15 @@ import type {
   DeviceRecord,
   EnvScope,
   EnvVarRecord,
+  EventCursorPage,
+  EventCursorQuery,
+  EventFilter,
+  EventOrder,
   EventRecord,
+  EventUsageRow,
   FleetRecord,
   HealthLogRecord,
+  HealthUsageRow,
   NoteRecord,
   NotefileRecord,
   OAuthClientRecord,
@@ -20,8 +26,10 @@ import type {
   ProjectRecord,
   ProjectRole,
   SessionRecord,
+  SessionUsageRow,
   SignalRecord,
   TokenKind,
+  UsageQuery,
   UserRecord,
 } from "./records.js";
 import type { JsonObject } from "../../core/json.js";
@@ -281,6 +289,30 @@ export interface TelemetryStore {
    * UIDs from content, so a note uploaded twice is one event). True when it was stored now.
    */
   addEvent(event: EventRecord): Promise<boolean>;
+  /** An event of this project. */
+  getEvent(projectUid: string, uid: string): Promise<EventRecord | undefined>;
+  /** A page of the project's events that pass the filter, in the order asked for. */
+  listEvents(
+    projectUid: string,
+    filter: EventFilter,
+    order: EventOrder,
+    page: Page,
+  ): Promise<PageResult<EventRecord>>;
+  /**
+   * A page of the project's events that pass the filter in the order the hub stored them (events
+   * stored meanwhile come after every earlier one), starting with the cursor event.
+   */
+  eventsFromCursor(
+    projectUid: string,
+    filter: EventFilter,
+    query: EventCursorQuery,
+  ): Promise<EventCursorPage>;
+  /** The project's events counted per key, period, device and notefile. */
+  eventUsage(projectUid: string, query: UsageQuery): Promise<EventUsageRow[]>;
+  /** The project's sessions counted per key, period, device, transport and SIM. */
+  sessionUsage(projectUid: string, query: UsageQuery): Promise<SessionUsageRow[]>;
+  /** Boots and firmware updates in the project's health log, per key, period and device. */
+  healthUsage(projectUid: string, query: UsageQuery): Promise<HealthUsageRow[]>;
   /** The newest event of each notefile of the device in this project, newest first. */
   latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]>;
   /** Billable events of the organization's projects per UTC day in [from, to). */

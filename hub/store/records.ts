@@ -200,6 +200,116 @@ export interface EventRecord {
   data: JsonObject;
 }
 
+/** The orders of the Events API (`sortBy`). */
+export const EVENT_SORT_KEYS = [
+  "best_id",
+  "device_serial",
+  "device_uid",
+  "captured",
+  "modified",
+  "device_location",
+  "tower_location",
+  "triangulated_location",
+  "best_location",
+] as const;
+export type EventSortKey = (typeof EVENT_SORT_KEYS)[number];
+
+/**
+ * Which events of a project a query reads; every given condition must hold, and a list matches
+ * any of its values. A record's fleets are those its document lists (`fleets`, as the device sync
+ * records them when the hub receives it), or, when it lists none, its device's fleets now.
+ */
+export interface EventFilter {
+  deviceUids?: string[];
+  /** The serial number the event carries (`sn`). */
+  serialNumbers?: string[];
+  /** Fleets of the project (another project's fleet matches nothing). */
+  fleetUids?: string[];
+  sessionUids?: string[];
+  eventUids?: string[];
+  files?: string[];
+  /** Only the system's notefiles (names starting with `_`). */
+  systemFilesOnly?: boolean;
+  /** Epoch seconds, [fromSec, toSec), on the time the device captured the event or the hub received it. */
+  fromSec?: number;
+  toSec?: number;
+  dateType?: "captured" | "received";
+}
+
+/**
+ * An order of events. Ties go by capture time, then receive time, then the order the hub stored
+ * them in (for `modified`, by storing order alone), all in the same direction.
+ */
+export interface EventOrder {
+  by: EventSortKey;
+  descending: boolean;
+}
+
+/** A page of the events cursor: the events in the order the hub stored them, from `cursor` on. */
+export interface EventCursorQuery {
+  /** An event UID: the page starts with it (if it passes the filter); unknown, from the start. */
+  cursor: string | null;
+  /** Newest first. */
+  descending: boolean;
+  limit: number;
+}
+
+export interface EventCursorPage {
+  items: EventRecord[];
+  /** The event the next page starts with; null at the end. */
+  next: string | null;
+}
+
+export type UsagePeriod = "day" | "week" | "month";
+export type UsageAggregate = "device" | "fleet" | "project";
+
+/** What a usage query counts: records of a project in [fromSec, toSec), per UTC period. */
+export interface UsageQuery {
+  period: UsagePeriod;
+  /** What each row's `key` is: the DeviceUID, a FleetUID (a record counts in each of its fleets), or "". */
+  aggregate: UsageAggregate;
+  fromSec: number;
+  toSec: number;
+  deviceUids?: string[];
+  fleetUids?: string[];
+  /** Events only: these notefiles. */
+  files?: string[];
+}
+
+/** One device's share of a usage row (rolled up by the caller: device counts need the devices). */
+export interface UsageRow {
+  key: string;
+  /** Start of the UTC period (day, week from Monday, month), epoch seconds. */
+  periodSec: number;
+  deviceUid: string;
+}
+
+/** Sessions by when they began, per transport (`cell`, `wifi`, `ntn`, `lorawan`, ...) and SIM. */
+export interface SessionUsageRow extends UsageRow {
+  transport: string;
+  /** "" when the session named none. */
+  iccid: string;
+  sessions: number;
+  firstSyncSessions: number;
+  tlsSessions: number;
+  /** The sessions' counted traffic (`period.bytes_sent`, `period.bytes_rcvd`). */
+  bytesSent: number;
+  bytesReceived: number;
+}
+
+/** Events by when the hub received them, per notefile. */
+export interface EventUsageRow extends UsageRow {
+  file: string;
+  billable: boolean;
+  events: number;
+}
+
+/** Health log entries by when they were logged (an entry's fleets are its device's now: it records none). */
+export interface HealthUsageRow extends UsageRow {
+  boots: number;
+  firmwareUpdates: number;
+}
+
 export interface HealthLogRecord {
   /** The project the device belonged to when it logged the entry. */
   projectUid: string;

@@ -48,4 +48,17 @@ describe.skipIf(!contract)("the OpenAPI contract check", () => {
       /not declared/,
     );
   });
+
+  it("accepts a response in another media type the operation declares (events as CSV), and only that", () => {
+    const csv = "eventUID,deviceUID\ne1,dev:1\n";
+    expect(c.check("GET", "/v1/projects/app:1/events", 200, "text/csv; charset=utf-8", csv).problems).toEqual(
+      [],
+    );
+    expect(c.check("GET", "/v1/projects/app:1/events", 200, "text/html", csv).problems.join()).toMatch(
+      /should be JSON/,
+    );
+    expect(c.check("GET", "/v1/projects/app:1/devices", 200, "text/csv", csv).problems.join()).toMatch(
+      /should be JSON/,
+    );
+  });
 });

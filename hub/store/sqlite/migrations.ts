@@ -292,4 +292,16 @@ export const migrations: readonly string[] = [
   ALTER TABLE notes ADD COLUMN arrived INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE devices ADD COLUMN tracker_session TEXT;
   `,
+  // 4: reading events, sessions and usage (the Events and Usage APIs). Every index leads with the
+  // project: telemetry is always read by project. SQLite ends each index with the rowid, the
+  // order the hub stored the rows in, which is the last tie-breaker of every event order and the
+  // order of the events cursor (events_arrival).
+  `
+  CREATE INDEX events_arrival ON events(project_uid);
+  CREATE INDEX events_captured ON events(project_uid, captured, received);
+  CREATE INDEX events_device ON events(project_uid, device_uid, captured, received);
+  CREATE INDEX events_session ON events(project_uid, session_uid);
+  CREATE INDEX sessions_project ON sessions(project_uid, began);
+  CREATE INDEX health_log_project ON health_log(project_uid, when_sec);
+  `,
 ];

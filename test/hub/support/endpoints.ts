@@ -5,7 +5,8 @@ import type { ProjectRole } from "../../../hub/store/records.js";
  * writes, public keys and provisioning: developer). Written here by hand, not read from the hub,
  * so that a route registered with the wrong role fails the tests.
  *
- * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization.
+ * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization,
+ * {E} event.
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -159,4 +160,15 @@ export const ENDPOINTS: Endpoint[] = [
     access: "developer",
     body: { files: ["spare.db"] },
   },
+  // events
+  { method: "GET", path: "/v1/projects/{P}/events", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/events-cursor", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/fleets/{F}/events", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/fleets/{F}/events-cursor", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/events/{E}/route-logs", access: "viewer" },
+  // usage
+  { method: "GET", path: "/v1/projects/{P}/usage/data?period=day", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/usage/events?period=week", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/usage/sessions?period=month", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/usage/route-logs?period=day", access: "viewer" },
 ];

@@ -48,7 +48,14 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
       new TextEncoder().encode("hi"),
     );
   }
+  const event = await hub.services.events.record({
+    projectUid: hub.projectUid,
+    deviceUid: device.uid,
+    file: "data.qo",
+    data: { req: "note.add", body: { n: 1 } },
+  });
   return {
+    E: event.uid,
     P: hub.projectUid,
     D: device.uid,
     SPARED: spare.uid,
