@@ -1,12 +1,16 @@
 import type { Clock } from "../../core/Clock.js";
 
-/** Requests allowed per billing account; the spec's defaults are 7 a minute and 10,200 a day. */
+/** Requests allowed per billing account. */
 export interface RateLimits {
   perMinute: number;
   perDay: number;
 }
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 7, perDay: 10_200 };
+/**
+ * The hosted service's limits (the spec: 7 a minute and 10,200 a day per billing account). The
+ * local hub has none unless asked (`--rate-limit hosted`): a developer's script must not stall.
+ */
+export const HOSTED_RATE_LIMITS: Readonly<RateLimits> = { perMinute: 7, perDay: 10_200 };
 
 export type RateDecision =
   { allowed: true } | { allowed: false; retryAfterSeconds: number; window: "minute" | "day" };
@@ -112,15 +116,19 @@ export class RateLimiter {
   }
 }
 
-/** Parses `off` or `7/min,10200/day` (either part may be left out; the other keeps its default). */
+/**
+ * Parses `off`, `hosted` (the hosted service's limits) or `7/min,10200/day` (either part may be
+ * left out; the other keeps the hosted value).
+ */
 export function parseRateLimits(text: string): RateLimits | false {
   const trimmed = text.trim().toLowerCase();
   if (trimmed === "off" || trimmed === "none" || trimmed === "0") return false;
-  const limits = { ...DEFAULT_RATE_LIMITS };
+  if (trimmed === "hosted") return { ...HOSTED_RATE_LIMITS };
+  const limits = { ...HOSTED_RATE_LIMITS };
   for (const part of trimmed.split(",")) {
     const m = /^(\d+)\s*\/\s*(min|minute|day)$/.exec(part.trim());
     if (!m || Number(m[1]) < 1) {
-      throw new Error(`rate limit "${part.trim()}" is not N/min or N/day (or "off")`);
+      throw new Error(`rate limit "${part.trim()}" is not N/min or N/day (or "hosted" or "off")`);
     }
     if (m[2] === "day") limits.perDay = Number(m[1]);
     else limits.perMinute = Number(m[1]);
