@@ -12,7 +12,7 @@ import { SystemClock } from "./SystemClock.js";
 import type { HubServices } from "../hub/HubServices.js";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../hub/bootstrap.js";
-import { buildHubApp } from "../hub/HubApp.js";
+import { buildHubApp, hubClientErrorHandler } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
 import { parseHostPort, urlHost } from "../hub/HostPort.js";
 import type { HubStore } from "../hub/store/HubStore.js";
@@ -191,7 +191,11 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       // One app, two servers: the same handler answers plain HTTP and HTTPS.
       serverFactory: (handler) => {
         httpServer = createHttpServer(handler);
-        if (tls) httpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, handler);
+        if (tls) {
+          httpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, handler);
+          // fastify answers malformed requests on the server it was given; this one too.
+          httpsServer.on("clientError", hubClientErrorHandler);
+        }
         return httpServer;
       },
     });

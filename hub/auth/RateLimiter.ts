@@ -70,7 +70,8 @@ class SlidingWindow {
 
 /**
  * Per-account request limits on the injected clock. Windows slide: a minute in one-second
- * buckets and a day in one-minute buckets. Refused requests are not counted. State lives in
+ * buckets and a day in one-minute buckets. Refused requests are not counted (neither those over
+ * the limit nor, through check/record, those refused for the caller's role). State lives in
  * memory, so it starts afresh when the hub restarts.
  */
 export class RateLimiter {
@@ -90,15 +91,18 @@ export class RateLimiter {
 
   /** Counts one request of `account` if it is within the limits. */
   take(account: string): RateDecision {
+    const decision = this.check(account);
+    if (decision.allowed) this.record(account);
+    return decision;
+  }
+
+  /**
+   * Whether one more request of `account` is within the limits, without counting it: a request
+   * refused for another reason afterwards (the caller's role) is then never counted.
+   */
+  check(account: string): RateDecision {
     if (!this.limits) return { allowed: true };
-    let windows = this.#accounts.get(account);
-    if (!windows) {
-      windows = {
-        minute: new SlidingWindow(this.limits.perMinute, 60_000, 1_000),
-        day: new SlidingWindow(this.limits.perDay, 86_400_000, 60_000),
-      };
-      this.#accounts.set(account, windows);
-    }
+    const windows = this.#windows(account, this.limits);
     const now = this.clock.now();
     const minuteWait = windows.minute.wait(now);
     const dayWait = windows.day.wait(now);
@@ -110,9 +114,28 @@ export class RateLimiter {
         window,
       };
     }
+    return { allowed: true };
+  }
+
+  /** Counts one request of `account` (after `check` allowed it). */
+  record(account: string): void {
+    if (!this.limits) return;
+    const windows = this.#windows(account, this.limits);
+    const now = this.clock.now();
     windows.minute.record(now);
     windows.day.record(now);
-    return { allowed: true };
+  }
+
+  #windows(account: string, limits: RateLimits): { minute: SlidingWindow; day: SlidingWindow } {
+    let windows = this.#accounts.get(account);
+    if (!windows) {
+      windows = {
+        minute: new SlidingWindow(limits.perMinute, 60_000, 1_000),
+        day: new SlidingWindow(limits.perDay, 86_400_000, 60_000),
+      };
+      this.#accounts.set(account, windows);
+    }
+    return windows;
   }
 }
 
