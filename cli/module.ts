@@ -130,6 +130,9 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     import("./logging.js"),
   ]);
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, name: "module" });
+  // Until every link is up only warnings are logged: a mistake (a port in use, a missing tool)
+  // is then the one line the user reads, not the end of the module's start-up chatter.
+  if (logger.levelVal < logger.levels.values["warn"]!) logger.level = "warn";
   const log = (message: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, message);
   const clock = new SystemClock();
   const i2cChoice = options.i2c ? await userFacing(() => parseI2cBackend(options.i2c!)) : {};
@@ -239,6 +242,7 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       i2c = backend;
       closers.push(() => backend.close());
     }
+    logger.level = options.logLevel;
     return {
       module,
       simulated,

@@ -36,15 +36,9 @@ export function registerReqCommand(program: Command): void {
       const { HostLineClient: Client } = await import("../hil/HostLineClient.js");
       const client = options.serial
         ? await Client.serial(options.serial).catch((error: unknown) => {
-            throw new CliError(
-              `cannot open ${options.serial} (${(error as Error).message}): check the device name, and that no other program holds it`,
-            );
+            throw new CliError((error as Error).message);
           })
-        : await connectTcp(
-            Client,
-            options.tcp ?? parseHostPort(DEFAULT_TCP),
-            options.tcp !== undefined,
-          );
+        : await connectTcp(Client, options.tcp ?? parseHostPort(DEFAULT_TCP), options.tcp !== undefined);
       try {
         // Over cardsim's TCP port the module also says which arguments it ignored.
         if (!options.serial) client.enableNotices();
