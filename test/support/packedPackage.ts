@@ -31,8 +31,9 @@ export async function packRepository(): Promise<{ dir: string; tarball: string }
  * --offline`). The project's lock file is made from this repository's: the package's run-time
  * dependencies at the versions this repository installed, so every tarball is in the cache
  * (`npm ci` put them there) and nothing is fetched, while npm itself resolves, extracts, links
- * the bin and checks every integrity as for any install. Install scripts are skipped (the only
- * one builds better-sqlite3, which a harness scenario does not load). Returns the project folder.
+ * the bin and checks every integrity as for any install. Install scripts are skipped (they build
+ * better-sqlite3 and i2c-bus, which a harness scenario does not load) and optional dependencies
+ * left out. Returns the project folder.
  */
 export async function installIntoEmptyProject(tarball: string, dir: string): Promise<string> {
   const project = join(dir, "firmware-project");
@@ -58,6 +59,7 @@ export async function installIntoEmptyProject(tarball: string, dir: string): Pro
       resolved: spec,
       integrity,
       dependencies: root["dependencies"],
+      optionalDependencies: root["optionalDependencies"],
       bin: root["bin"],
       engines: root["engines"],
     },
@@ -89,7 +91,8 @@ export async function installIntoEmptyProject(tarball: string, dir: string): Pro
     join(project, "package-lock.json"),
     JSON.stringify({ name: "firmware-project", lockfileVersion: 3, requires: true, packages }, null, 2),
   );
-  await run("npm", ["ci", "--offline", "--ignore-scripts", "--no-audit", "--no-fund"], {
+  // Optional dependencies (i2c-bus, for the rig's self-test on a Pi) are left out.
+  await run("npm", ["ci", "--offline", "--ignore-scripts", "--omit=optional", "--no-audit", "--no-fund"], {
     cwd: project,
     maxBuffer: 64 * 1024 * 1024,
   });
