@@ -43,6 +43,11 @@ export interface BoardDefinition {
     readonly bsc?: { readonly sda: HeaderPin; readonly scl: HeaderPin };
     /** Where the RP2040 bridge usually appears. */
     readonly bridgeDevice: string;
+    /**
+     * The Pi's own I2C controller (I2C-1, `/dev/i2c-1`): wired to the target's pins it plays the
+     * host in `cardsim selftest`.
+     */
+    readonly controller?: { readonly sda: HeaderPin; readonly scl: HeaderPin; readonly bus: number };
     readonly notes: string;
   };
   readonly gpio: {

@@ -95,11 +95,17 @@ export async function buildBoard(
     i2c = new Rp2040BridgeBackend({ path: options.bridgePath, ...(options.log ? { log: options.log } : {}) });
   }
 
-  // ATTN idles HIGH (the module's level before anything arms it); RESET is released.
+  // ATTN idles HIGH (the module's level before anything arms it); RESET is released. RESET is
+  // driven open-drain: the Pi only ever pulls it LOW, so it never fights the host's own reset
+  // circuit, its reset button or a debug probe on the same line (docs/wiring).
   const attnLine = await gpio.output(def.gpio.attn.line, { initial: true, consumer: "cardsim ATTN" });
   let resetLine;
   try {
-    resetLine = await gpio.output(def.gpio.hostReset.line, { initial: true, consumer: "cardsim host RESET" });
+    resetLine = await gpio.output(def.gpio.hostReset.line, {
+      initial: true,
+      drive: "open-drain",
+      consumer: "cardsim host RESET",
+    });
   } catch (error) {
     await attnLine.release();
     throw error;

@@ -6,6 +6,7 @@ import {
   PI_SETUP_COMMON,
   PI_UART,
   PIGPIOD_BSC_SETUP,
+  PI_I2C1,
 } from "./piCommon.js";
 
 export const pi3: BoardDefinition = {
@@ -22,6 +23,7 @@ export const pi3: BoardDefinition = {
     backends: ["pigpiod-bsc", "rp2040-bridge"],
     bsc: BSC_PINS_BCM283X,
     bridgeDevice: BRIDGE_DEVICE,
+    controller: PI_I2C1,
     notes:
       "The BSC peripheral has 16-byte FIFOs and cannot stretch the clock: the host must use an I2C " +
       "MTU of 14 or less (note-c: NoteSetI2CMtu(14)) and wait 2 ms between a query and its read. " +

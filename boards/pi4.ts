@@ -1,5 +1,5 @@
 import { pin, type BoardDefinition } from "./BoardDefinition.js";
-import { BRIDGE_DEVICE, PI_GPIO, PI_SETUP_COMMON, PI_UART, PIGPIOD_BSC_SETUP } from "./piCommon.js";
+import { BRIDGE_DEVICE, PIGPIOD_BSC_SETUP, PI_GPIO, PI_I2C1, PI_SETUP_COMMON, PI_UART } from "./piCommon.js";
 
 export const pi4: BoardDefinition = {
   name: "pi4",
@@ -23,6 +23,7 @@ export const pi4: BoardDefinition = {
     backends: ["pigpiod-bsc", "rp2040-bridge"],
     bsc: { sda: pin(10, 19), scl: pin(11, 23) },
     bridgeDevice: BRIDGE_DEVICE,
+    controller: PI_I2C1,
     notes:
       "On the BCM2711 the BSC target is on GPIO10/11 (the SPI0 pins: SPI must be off). 16-byte FIFOs, " +
       "no clock stretching (host I2C MTU <= 14); pigpio 75 or newer.",

@@ -1,5 +1,5 @@
 import type { BoardDefinition } from "./BoardDefinition.js";
-import { BRIDGE_DEVICE, PI_GPIO, PI_SETUP_COMMON, PI_UART } from "./piCommon.js";
+import { BRIDGE_DEVICE, PI_GPIO, PI_I2C1, PI_SETUP_COMMON, PI_UART } from "./piCommon.js";
 
 export const pi5: BoardDefinition = {
   name: "pi5",
@@ -19,6 +19,7 @@ export const pi5: BoardDefinition = {
     backend: "rp2040-bridge",
     backends: ["rp2040-bridge"],
     bridgeDevice: BRIDGE_DEVICE,
+    controller: PI_I2C1,
     notes:
       "pigpio does not run on the Pi 5 and its I2C controllers have no target mode in Raspberry Pi " +
       "OS kernels: the I2C target is an RP2040 (Pico) bridge on USB (hil/bridge/rp2040).",

@@ -29,6 +29,9 @@ export const PI_SETUP_COMMON = [
 export const BRIDGE_DEVICE = "/dev/serial/by-id/usb-Raspberry_Pi_Pico_*-if00 (or /dev/ttyACM0)";
 
 /** The BSC (I2C target) pins of the BCM2835/6/7 boards: Pi 3 and Zero 2 W. */
+/** I2C-1, the Pi's I2C controller on the header (/dev/i2c-1): the self-test's host. */
+export const PI_I2C1 = { sda: pin(2, 3), scl: pin(3, 5), bus: 1 };
+
 export const BSC_PINS_BCM283X = { sda: pin(18, 12), scl: pin(19, 35) };
 
 /** Setup of the boards whose I2C target is the BSC peripheral through pigpiod (Bluetooth off). */

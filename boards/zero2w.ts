@@ -6,6 +6,7 @@ import {
   PI_SETUP_COMMON,
   PI_UART,
   PIGPIOD_BSC_SETUP,
+  PI_I2C1,
 } from "./piCommon.js";
 
 export const zero2w: BoardDefinition = {
@@ -30,6 +31,7 @@ export const zero2w: BoardDefinition = {
     backends: ["pigpiod-bsc", "rp2040-bridge"],
     bsc: BSC_PINS_BCM283X,
     bridgeDevice: BRIDGE_DEVICE,
+    controller: PI_I2C1,
     notes:
       "BSC: 16-byte FIFOs, no clock stretching (host I2C MTU <= 14). With the USB port in gadget " +
       "mode the RP2040 bridge needs a USB hub on the Zero's single data port.",

@@ -4,6 +4,7 @@ import { registerFlashCommand } from "./flash.js";
 import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
+import { registerSelftestCommand } from "./selftest.js";
 import { registerUpCommand } from "./up.js";
 
 /** Every subcommand; each file exports a function that adds itself to the program. */
@@ -14,4 +15,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerReqCommand,
   registerBoards,
   registerFlashCommand,
+  registerSelftestCommand,
 ];

@@ -1,13 +1,7 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { readFile, stat } from "node:fs/promises";
 import { join, resolve } from "node:path";
-import { noFlashDirectory, notAFlash } from "../firmware/errors.js";
-import { SimError } from "../firmware/SimError.js";
-import { inspectFlash, type FlashInspection } from "../firmware/storage/flash/inspectFlash.js";
-import type { KvStore } from "../firmware/storage/KvStore.js";
-import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import { NodeFlashFs } from "../hil/storage/NodeFlashFs.js";
-import { openFlashStore } from "../hil/storage/openFlashStore.js";
+import type { FlashInspection } from "../firmware/storage/flash/inspectFlash.js";
 
 /** The flash options a module command takes. */
 export interface FlashOptions {
@@ -48,13 +42,6 @@ export function flashDirectory(options: FlashOptions): string | undefined {
   return resolve(options.flash ?? join(options.dir, "flash"));
 }
 
-/** The store a module command boots on: its flash directory (locked), or memory. */
-export async function openModuleStore(options: FlashOptions): Promise<KvStore> {
-  const dir = flashDirectory(options);
-  if (!dir) return new MemoryKvStore(options.flashCapacity ? { capacity: options.flashCapacity } : {});
-  return openFlashStore(dir, options.flashCapacity ? { capacity: options.flashCapacity } : {});
-}
-
 export function registerFlashCommand(program: Command): void {
   const flash = program.command("flash").description("look into a module's flash directory");
   flash
@@ -66,21 +53,21 @@ export function registerFlashCommand(program: Command): void {
     .option("--notes", "list every note with its body")
     .option("--json", "print everything as one JSON document")
     .action(async (dir: string, options: { notes?: boolean; json?: boolean }) => {
-      try {
-        const info = await inspectDirectory(dir);
-        process.stdout.write(
-          options.json ? JSON.stringify(info, null, 2) + "\n" : formatInspection(dir, info, options),
-        );
-        if (info.fatal) process.exitCode = 1;
-      } catch (error) {
-        if (!(error instanceof SimError)) throw error;
-        process.stderr.write(`cardsim flash inspect: ${error.message}\n`);
-        process.exitCode = 1;
-      }
+      // A missing or foreign directory is a SimError: the user's to fix, said in one line.
+      const info = await inspectDirectory(dir);
+      process.stdout.write(
+        options.json ? JSON.stringify(info, null, 2) + "\n" : formatInspection(dir, info, options),
+      );
+      if (info.fatal) process.exitCode = 1;
     });
 }
 
 async function inspectDirectory(dir: string): Promise<FlashInspection & { lockedBy?: number }> {
+  const [{ noFlashDirectory, notAFlash }, { inspectFlash }, { NodeFlashFs }] = await Promise.all([
+    import("../firmware/errors.js"),
+    import("../firmware/storage/flash/inspectFlash.js"),
+    import("../hil/storage/NodeFlashFs.js"),
+  ]);
   const found = await stat(dir).catch(() => undefined);
   if (!found?.isDirectory()) throw noFlashDirectory(dir);
   const info = await inspectFlash(new NodeFlashFs(dir));

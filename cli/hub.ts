@@ -1,18 +1,70 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Command } from "commander";
-import { pino } from "pino";
-import { SystemClock } from "../runtime/SystemClock.js";
-import { DEFAULT_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
+import type { RateLimits } from "../hub/auth/RateLimiter.js";
+import { HOSTED_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
-import { hashSecret, newPassword, newSecret } from "../hub/auth/secrets.js";
-import { bootstrapState, createPersonalAccessToken, createUser } from "../hub/bootstrap.js";
-import { HubIds } from "../hub/HubIds.js";
-import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../runtime/startHub.js";
+import type { BootstrapState } from "../hub/bootstrap.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
-import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
+import type { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
+import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
+import type { RunningHub, StartHubOptions } from "../runtime/startHub.js";
+import { CliError, listenFailure } from "./CliError.js";
+import { addLogOptions, type LogOptions } from "./options.js";
+import { onShutdown } from "./shutdown.js";
+
+// The hub (fastify, SQLite) is loaded when a command runs, not for --help.
 
 const DEFAULT_DIR = "./.cardsim";
+
+/** `--rate-limit`: off (the default), hosted, or N/min,N/day; a mistake is said in one line. */
+export function parseRateLimitOption(text: string): RateLimits | false {
+  try {
+    return parseRateLimits(text);
+  } catch (error) {
+    throw new CliError(`--rate-limit: ${(error as Error).message}`);
+  }
+}
+
+const RATE_LIMIT_HELP = `API requests per billing account: off (the default), hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
+
+/**
+ * Starts the hub for `cardsim hub` and `cardsim up`; an address in use or not this machine's is
+ * the user's to fix, said naming the flag that chose it.
+ */
+export async function startHubFor(
+  options: Omit<StartHubOptions, "listen" | "tlsListen"> & { listen: string; tlsListen: string },
+  flags: { listen: string; tlsListen: string },
+): Promise<RunningHub> {
+  const [{ startHub, ListenError }, { parseHostPort }] = await Promise.all([
+    import("../runtime/startHub.js"),
+    import("../hub/HostPort.js"),
+  ]);
+  const off = ["off", "none", "false"].includes(options.tlsListen.toLowerCase());
+  for (const [flag, value] of [
+    [flags.listen, options.listen],
+    [flags.tlsListen, off ? undefined : options.tlsListen],
+  ] as const) {
+    if (value === undefined) continue;
+    try {
+      parseHostPort(value, flag);
+    } catch (error) {
+      throw new CliError((error as Error).message);
+    }
+  }
+  try {
+    return await startHub({ ...options, tlsListen: off ? false : options.tlsListen });
+  } catch (error) {
+    if (error instanceof ListenError) {
+      throw listenFailure(error, {
+        flag: error.server === "http" ? flags.listen : flags.tlsListen,
+        host: error.host,
+        port: error.port,
+      });
+    }
+    throw error;
+  }
+}
 
 /** `30d`, `12h`, `90m`, an ISO date-time, or `never`, as an absolute expiry (ms) or null. */
 export function parseExpiry(text: string, now: number): number | null {
@@ -25,23 +77,27 @@ export function parseExpiry(text: string, now: number): number | null {
   }
   const at = Date.parse(text);
   if (Number.isNaN(at))
-    throw new Error(`--expires "${text}" is not 30d, 12h, 90m, an ISO date-time or never`);
-  if (at <= now) throw new Error(`--expires ${text} is in the past`);
+    throw new CliError(`--expires "${text}" is not 30d, 12h, 90m, an ISO date-time or never`);
+  if (at <= now) throw new CliError(`--expires ${text} is in the past: give a later time`);
   return at;
 }
 
 /** Opens the hub database of a state directory that a hub has already started in. */
-async function openHubStore(
-  dir: string,
-): Promise<{ store: SqliteHubStore; state: NonNullable<Awaited<ReturnType<typeof bootstrapState>>> }> {
+async function openHubStore(dir: string): Promise<{ store: SqliteHubStore; state: BootstrapState }> {
   const path = join(dir, "hub.db");
   if (!existsSync(path))
-    throw new Error(`no hub in ${dir}: start one there first with "cardsim hub --dir ${dir}"`);
+    throw new CliError(`no hub in ${dir}: start one there first with "cardsim hub --dir ${dir}"`);
+  const [{ SqliteHubStore }, { bootstrapState }] = await Promise.all([
+    import("../hub/store/sqlite/SqliteHubStore.js"),
+    import("../hub/bootstrap.js"),
+  ]);
   const store = new SqliteHubStore(path);
   const state = await bootstrapState(store);
   if (!state) {
     await store.close();
-    throw new Error(`the hub in ${dir} has not finished its first start`);
+    throw new CliError(
+      `the hub in ${dir} has not finished its first start: start it once with "cardsim hub --dir ${dir}"`,
+    );
   }
   return { store, state };
 }
@@ -58,11 +114,6 @@ async function withStore<T>(
   }
 }
 
-function fail(e: unknown): never {
-  process.stderr.write(`cardsim hub: ${(e as Error).message}\n`);
-  process.exit(1);
-}
-
 function tokenLine(t: AccessTokenRecord, username: string, now: number): string {
   const state = t.suspended ? "suspended" : t.expires !== null && t.expires <= now ? "expired" : "active";
   const expires = t.expires === null ? "never" : new Date(t.expires).toISOString();
@@ -70,65 +121,64 @@ function tokenLine(t: AccessTokenRecord, username: string, now: number): string 
   return `${t.uid}  ${state.padEnd(9)}  ${username.padEnd(22)}  expires ${expires}  last used ${used}  ${t.name}`;
 }
 
-/** What `cardsim hub` and `cardsim up` print about a running hub. */
+/** The rate limit in force, as the banner says it. */
+export function describeRateLimits(limits: RateLimits | false): string {
+  if (!limits) return "off (--rate-limit hosted emulates the hosted service's limits)";
+  const hosted =
+    limits.perMinute === HOSTED_RATE_LIMITS.perMinute && limits.perDay === HOSTED_RATE_LIMITS.perDay;
+  return `${limits.perMinute}/min and ${limits.perDay}/day per billing account${hosted ? " (hosted)" : ""}`;
+}
+
+/**
+ * What `cardsim hub` and `cardsim up` print about a running hub. The password stays in the
+ * credentials file (the token is shown: the curl example needs it).
+ */
 export function describeHub(hub: RunningHub, dir: string): string {
   const c = hub.credentials;
   return [
     `cardsim hub ${hub.bootstrapped ? "created and started" : "started"} in ${dir}`,
-    `  HTTP API   ${hub.url}`,
-    ...(hub.tlsUrl ? [`  HTTPS API  ${hub.tlsUrl}  (trust ${c.ca_cert})`] : []),
-    `  project    ${c.project_uid}`,
-    `  product    ${c.product_uid}`,
-    `  token      ${c.token}`,
-    `  login      ${c.username} / ${c.password}`,
-    `  saved in   ${hub.credentialsPath} (mode 0600)`,
+    `  HTTP API     ${hub.url}`,
+    ...(hub.tlsUrl ? [`  HTTPS API    ${hub.tlsUrl}  (trust ${c.ca_cert})`] : []),
+    `  project      ${c.project_uid}`,
+    `  product      ${c.product_uid}`,
+    `  token        ${c.token}`,
+    `  login        ${c.username} (password in the credentials file)`,
+    `  credentials  ${hub.credentialsPath} (mode 0600)`,
+    `  rate limit   ${describeRateLimits(hub.rateLimits)}`,
     `  try: curl -H "Authorization: Bearer ${c.token}" ${hub.url}/v1/projects/${c.project_uid}/devices`,
   ].join("\n");
 }
 
-async function runHub(options: {
+interface HubCommandOptions extends LogOptions {
   dir: string;
   listen: string;
   tlsListen: string;
-  rateLimit: string;
-  logLevel: string;
-}): Promise<void> {
-  const log = pino({ level: options.logLevel, base: { service: "cardsim-hub" } }, pino.destination(2));
-  const tlsListen = ["off", "none", "false"].includes(options.tlsListen.toLowerCase())
-    ? false
-    : options.tlsListen;
-  const hub = await startHub({
-    dir: options.dir,
-    listen: options.listen,
-    tlsListen,
-    rateLimits: parseRateLimits(options.rateLimit),
-    log,
-    clock: new SystemClock(),
-  });
-  process.stdout.write(`${describeHub(hub, options.dir)}\n`);
+  rateLimit: RateLimits | false;
+}
 
-  let stopping = false;
-  const stop = (signal: string): void => {
-    if (stopping) {
-      log.warn({ signal }, "second signal: exiting without waiting");
-      process.exit(1);
-    }
-    stopping = true;
-    log.info({ signal }, "shutting down");
-    hub
-      .close()
-      .then(() => {
-        log.info("stopped");
-        log.flush();
-        process.exit(0);
-      })
-      .catch((e: unknown) => {
-        log.error({ err: e }, "shutdown failed");
-        process.exit(1);
-      });
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
+async function runHub(options: HubCommandOptions): Promise<void> {
+  const [{ createLogger }, { SystemClock }] = await Promise.all([
+    import("./logging.js"),
+    import("../runtime/SystemClock.js"),
+  ]);
+  const log = createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" });
+  const hub = await startHubFor(
+    {
+      dir: options.dir,
+      listen: options.listen,
+      tlsListen: options.tlsListen,
+      rateLimits: options.rateLimit,
+      log,
+      clock: new SystemClock(),
+    },
+    { listen: "--listen", tlsListen: "--tls-listen" },
+  );
+  onShutdown(
+    () => hub.close(),
+    () =>
+      `cardsim hub: stopped the hub at ${hub.url}; its state is in ${options.dir} (hub.db, credentials.json)`,
+  );
+  process.stdout.write(`${describeHub(hub, options.dir)}\n`);
 }
 
 /** `cardsim hub` and its credential-management subcommands. */
@@ -139,13 +189,8 @@ export function registerHubCommand(program: Command): void {
     .option("--dir <D>", "state directory (database, certificates, credentials.json)", DEFAULT_DIR)
     .option("--listen <HOST:PORT>", "plain HTTP address", DEFAULT_LISTEN)
     .option("--tls-listen <HOST:PORT>", 'HTTPS address, or "off"', DEFAULT_TLS_LISTEN)
-    .option(
-      "--rate-limit <LIMITS>",
-      'requests per billing account, e.g. "7/min,10200/day", or "off"',
-      `${DEFAULT_RATE_LIMITS.perMinute}/min,${DEFAULT_RATE_LIMITS.perDay}/day`,
-    )
-    .option("--log-level <LEVEL>", "fatal, error, warn, info, debug or trace (logs go to stderr)", "info")
-    .action((options) => runHub(options).catch(fail));
+    .option("--rate-limit <LIMITS>", RATE_LIMIT_HELP, parseRateLimitOption, false);
+  addLogOptions(hub).action((options: HubCommandOptions) => runHub(options));
 
   // --dir is the hub command's option, so it may stand before or after a subcommand's name.
   const dirOf = (command: Command): string => (command.opts() as { dir: string }).dir;
@@ -160,10 +205,15 @@ export function registerHubCommand(program: Command): void {
     .option("--user <USERNAME>", "owner of the token (default: the admin)")
     .action((o) =>
       withStore(dirOf(hub), async (store, state) => {
+        const [{ SystemClock }, { HubIds }, { createPersonalAccessToken }] = await Promise.all([
+          import("../runtime/SystemClock.js"),
+          import("../hub/HubIds.js"),
+          import("../hub/bootstrap.js"),
+        ]);
         const clock = new SystemClock();
         const username = o.user ?? state.username;
         const user = await store.accounts.getUserByUsername(username);
-        if (!user) throw new Error(`no user ${username}`);
+        if (!user) throw new CliError(`no user ${username} in this hub: see "cardsim hub user create"`);
         const made = await createPersonalAccessToken(store, new HubIds(), clock, {
           userUid: user.uid,
           name: o.name,
@@ -174,7 +224,7 @@ export function registerHubCommand(program: Command): void {
         process.stderr.write(
           `token ${made.uid} for ${user.username}; keep it secret, it is not shown again\n`,
         );
-      }).catch(fail),
+      }),
     );
 
   token
@@ -202,7 +252,7 @@ export function registerHubCommand(program: Command): void {
         }
         for (const t of tokens)
           process.stdout.write(`${tokenLine(t, users.get(t.userUid ?? "") ?? "?", now)}\n`);
-      }).catch(fail),
+      }),
     );
 
   for (const [name, suspended, what] of [
@@ -215,10 +265,11 @@ export function registerHubCommand(program: Command): void {
       .action((uid: string) =>
         withStore(dirOf(hub), async (store) => {
           const t = await store.credentials.getToken(uid);
-          if (!t || t.kind !== "pat") throw new Error(`no personal access token ${uid}`);
+          if (!t || t.kind !== "pat")
+            throw new CliError(`no personal access token ${uid}: "cardsim hub token list" shows them`);
           await store.credentials.setTokenSuspended(uid, suspended);
           process.stdout.write(`${uid} ${suspended ? "suspended" : "active"}\n`);
-        }).catch(fail),
+        }),
       );
   }
 
@@ -228,10 +279,11 @@ export function registerHubCommand(program: Command): void {
     .action((uid: string) =>
       withStore(dirOf(hub), async (store) => {
         const t = await store.credentials.getToken(uid);
-        if (!t || t.kind !== "pat") throw new Error(`no personal access token ${uid}`);
+        if (!t || t.kind !== "pat")
+          throw new CliError(`no personal access token ${uid}: "cardsim hub token list" shows them`);
         await store.credentials.deleteToken(uid);
         process.stdout.write(`${uid} deleted\n`);
-      }).catch(fail),
+      }),
     );
 
   hub
@@ -245,10 +297,15 @@ export function registerHubCommand(program: Command): void {
     .action((o) =>
       withStore(dirOf(hub), async (store, state) => {
         if (!(PROJECT_ROLES as readonly string[]).includes(o.role)) {
-          throw new Error(`--role must be one of ${PROJECT_ROLES.join(", ")}`);
+          throw new CliError(`--role must be one of ${PROJECT_ROLES.join(", ")}`);
         }
         const projectUid = o.project ?? state.project_uid;
-        if (!(await store.projects.getProject(projectUid))) throw new Error(`no project ${projectUid}`);
+        if (!(await store.projects.getProject(projectUid)))
+          throw new CliError(`no project ${projectUid} in this hub: leave out --project for the local one`);
+        const [{ HubIds }, { hashSecret, newSecret }] = await Promise.all([
+          import("../hub/HubIds.js"),
+          import("../hub/auth/secrets.js"),
+        ]);
         const ids = new HubIds();
         const clientId = ids.uuid();
         const secret = newSecret("cardsim_client");
@@ -264,7 +321,7 @@ export function registerHubCommand(program: Command): void {
         process.stdout.write(
           `${JSON.stringify({ client_id: clientId, client_secret: secret, project_uid: projectUid, role: o.role }, null, 2)}\n`,
         );
-      }).catch(fail),
+      }),
     );
 
   hub
@@ -279,11 +336,19 @@ export function registerHubCommand(program: Command): void {
     .action((username: string, o) =>
       withStore(dirOf(hub), async (store, state) => {
         if (!(PROJECT_ROLES as readonly string[]).includes(o.role)) {
-          throw new Error(`--role must be one of ${PROJECT_ROLES.join(", ")}`);
+          throw new CliError(`--role must be one of ${PROJECT_ROLES.join(", ")}`);
         }
-        if (await store.accounts.getUserByUsername(username)) throw new Error(`user ${username} exists`);
+        if (await store.accounts.getUserByUsername(username))
+          throw new CliError(`user ${username} exists already: choose another name`);
         const projectUid = o.project ?? state.project_uid;
-        if (!(await store.projects.getProject(projectUid))) throw new Error(`no project ${projectUid}`);
+        if (!(await store.projects.getProject(projectUid)))
+          throw new CliError(`no project ${projectUid} in this hub: leave out --project for the local one`);
+        const [{ HubIds }, { newPassword }, { createUser }, { SystemClock }] = await Promise.all([
+          import("../hub/HubIds.js"),
+          import("../hub/auth/secrets.js"),
+          import("../hub/bootstrap.js"),
+          import("../runtime/SystemClock.js"),
+        ]);
         const password = o.password ?? newPassword();
         const user = await createUser(store, new HubIds(), new SystemClock(), {
           username,
@@ -295,6 +360,6 @@ export function registerHubCommand(program: Command): void {
         process.stdout.write(
           `${JSON.stringify({ username, password, project_uid: projectUid, role: o.role }, null, 2)}\n`,
         );
-      }).catch(fail),
+      }),
     );
 }

@@ -1,12 +1,46 @@
-import { Command } from "commander";
+import { Command, CommanderError, InvalidArgumentError } from "commander";
+import { isUserMistake, oneLine } from "./CliError.js";
+import { registrations } from "./commands.js";
 
-/** The `cardsim` command line (contract in DESIGN.md; each subcommand lives in its own file). */
+/** `cardsim hub token create` for the command an action belongs to. */
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(" ");
+}
+
+/**
+ * The `cardsim` command line (contract in DESIGN.md; each subcommand lives in its own file and
+ * loads what it runs only when it runs). A mistake is one line on stderr and exit status 2; a
+ * fault of cardsim is one line and status 1 (its stack with CARDSIM_DEBUG=1).
+ */
 export async function main(argv: readonly string[]): Promise<void> {
+  let running = "cardsim";
   const program = new Command()
     .name("cardsim")
     .description("A simulated IoT communications module and its cloud hub")
-    .showHelpAfterError();
-  const commands = await import("./commands.js");
-  for (const register of commands.registrations) register(program);
-  await program.parseAsync(argv as string[]);
+    .exitOverride()
+    .configureOutput({
+      outputError: (text, write) => write(`${running}: ${text.replace(/^error: /, "")}`),
+    })
+    .hook("preSubcommand", (_program, sub) => {
+      running = `cardsim ${sub.name()}`;
+    })
+    .hook("preAction", (_program, action) => {
+      running = commandPath(action);
+    });
+  for (const register of registrations) register(program);
+  try {
+    await program.parseAsync(argv as string[]);
+  } catch (error) {
+    if (error instanceof CommanderError && !(error instanceof InvalidArgumentError)) {
+      // Help and version are not errors; commander has already printed its message otherwise.
+      // (An InvalidArgumentError reaching here was thrown by an action: it is printed below.)
+      const done = ["commander.helpDisplayed", "commander.help", "commander.version"].includes(error.code);
+      process.exit(done ? error.exitCode : 2);
+    }
+    process.stderr.write(`${running}: ${oneLine(error)}\n`);
+    if (process.env["CARDSIM_DEBUG"]) process.stderr.write(`${(error as Error)?.stack ?? error}\n`);
+    process.exit(isUserMistake(error) ? 2 : 1);
+  }
 }

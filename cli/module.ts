@@ -2,30 +2,33 @@ import { InvalidArgumentError, type Command } from "commander";
 import { readdirSync } from "node:fs";
 import { join } from "node:path";
 import type { BoardDefinition } from "../boards/BoardDefinition.js";
-import { boardNamed, boards } from "../boards/boards.js";
-import { buildBoard, type BoardRig } from "../boards/buildBoard.js";
-import { parseI2cBackend } from "../boards/parseI2cBackend.js";
-import { I2cTarget } from "../firmware/host/I2cTarget.js";
+import type { BoardRig } from "../boards/buildBoard.js";
+import type { parseI2cBackend } from "../boards/parseI2cBackend.js";
 import type { Module } from "../firmware/Module.js";
-import { SimError } from "../firmware/SimError.js";
 import type { Variant } from "../firmware/Variant.js";
 import type { I2cTargetBackend } from "../hil/i2c/I2cTargetBackend.js";
-import { PigpiodBscBackend } from "../hil/i2c/PigpiodBscBackend.js";
-import { Rp2040BridgeBackend } from "../hil/i2c/Rp2040BridgeBackend.js";
-import { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
-import { PtyBridge } from "../hil/links/PtyBridge.js";
-import { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
-import { SimUart } from "../hil/links/SimUart.js";
+import type { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
+import type { PtyBridge } from "../hil/links/PtyBridge.js";
+import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
-import { pinoModuleLog } from "../hil/PinoModuleLog.js";
-import { SimulatedModule } from "../runtime/SimulatedModule.js";
-import { SystemClock } from "../runtime/SystemClock.js";
-import { WebCryptoCrypto } from "../runtime/WebCryptoCrypto.js";
-import { addFlashOptions, flashDirectory, openModuleStore, type FlashOptions } from "./flash.js";
-import { createLogger, parseHostPort, parseInteger, parseVariant, randomFor } from "./options.js";
+import type { SimulatedModule } from "../runtime/SimulatedModule.js";
+import type { SystemClock } from "../runtime/SystemClock.js";
+import { listenFailure, userFacing } from "./CliError.js";
+import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
+import {
+  addLogOptions,
+  parseHostPort,
+  parseInteger,
+  parseVariant,
+  randomFor,
+  type LogOptions,
+} from "./options.js";
 import { onShutdown } from "./shutdown.js";
 
-export interface ModuleCommandOptions extends FlashOptions {
+// Only what `--help` needs is imported above: the module, its links and the hardware adapters
+// are loaded when a command runs (cardsim starts in a few tens of milliseconds).
+
+export interface ModuleCommandOptions extends FlashOptions, LogOptions {
   dir: string;
   tcp?: { host: string; port: number };
   pty?: string;
@@ -40,7 +43,6 @@ export interface ModuleCommandOptions extends FlashOptions {
   maxRequest?: number;
   strict?: boolean;
   trace?: boolean;
-  logLevel: string;
 }
 
 export const DEFAULT_MODULE_TCP = "127.0.0.1:9600";
@@ -49,7 +51,8 @@ export const DEFAULT_MODULE_TCP = "127.0.0.1:9600";
 export interface RunningModule {
   readonly module: Module;
   readonly simulated: SimulatedModule;
-  readonly tcp: ModuleLinkServer;
+  /** The TCP line server, when the module serves one (`--tcp`, or no other link given). */
+  readonly tcp?: ModuleLinkServer;
   readonly pty?: PtyBridge;
   readonly serial?: SerialDeviceServer;
   /** The board's pins and links, with `--board`. */
@@ -79,57 +82,70 @@ export function findRp2040Bridge(dir = "/dev/serial/by-id"): string {
   );
 }
 
-/** Problems the user can fix (a wrong name, a missing device) are reported as such, not as crashes. */
-function userErrors<T>(fn: () => T): T {
-  try {
-    return fn();
-  } catch (error) {
-    throw error instanceof Error && !(error instanceof InvalidArgumentError)
-      ? new InvalidArgumentError(error.message)
-      : error;
-  }
-}
-
-async function userErrorsAsync<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (error) {
-    throw error instanceof Error && !(error instanceof InvalidArgumentError)
-      ? new InvalidArgumentError(error.message)
-      : error;
-  }
-}
-
 /** An I2C backend without a board (`--i2c` alone): the BSC through pigpiod, or an RP2040 bridge. */
-function standaloneI2c(
+async function standaloneI2c(
   choice: ReturnType<typeof parseI2cBackend>,
   clock: SystemClock,
   log: (message: string, fields?: Record<string, unknown>) => void,
-): I2cTargetBackend {
+): Promise<I2cTargetBackend> {
   if (choice.i2c === "sim") {
-    throw new Error(
-      "--i2c sim: the software bus has no controller outside this process; use it from the harness (harness/), or choose pigpiod or rp2040",
+    throw new InvalidArgumentError(
+      "--i2c sim: the software bus has no controller outside this process; use it from the harness (cardsim/harness), or choose pigpiod or rp2040",
     );
   }
-  if (choice.i2c === "pigpiod-bsc") return new PigpiodBscBackend({ ...choice.pigpiod, clock, log });
+  if (choice.i2c === "pigpiod-bsc") {
+    const { PigpiodBscBackend } = await import("../hil/i2c/PigpiodBscBackend.js");
+    return new PigpiodBscBackend({ ...choice.pigpiod, clock, log });
+  }
+  const { Rp2040BridgeBackend } = await import("../hil/i2c/Rp2040BridgeBackend.js");
   return new Rp2040BridgeBackend({ path: choice.bridgePath ?? findRp2040Bridge(), log });
 }
 
 export async function startModule(options: ModuleCommandOptions): Promise<RunningModule> {
-  const logger = createLogger(options.logLevel, "module");
+  const [
+    { boardNamed, boards },
+    { buildBoard },
+    { parseI2cBackend },
+    { I2cTarget },
+    { ModuleLinkServer },
+    { SimUart },
+    { pinoModuleLog },
+    { SimulatedModule },
+    { SystemClock },
+    { WebCryptoCrypto },
+    { openModuleStore },
+    { createLogger },
+  ] = await Promise.all([
+    import("../boards/boards.js"),
+    import("../boards/buildBoard.js"),
+    import("../boards/parseI2cBackend.js"),
+    import("../firmware/host/I2cTarget.js"),
+    import("../hil/ModuleLinkServer.js"),
+    import("../hil/links/SimUart.js"),
+    import("../hil/PinoModuleLog.js"),
+    import("../runtime/SimulatedModule.js"),
+    import("../runtime/SystemClock.js"),
+    import("../runtime/WebCryptoCrypto.js"),
+    import("./flashStore.js"),
+    import("./logging.js"),
+  ]);
+  const logger = createLogger({ level: options.logLevel, format: options.logFormat, name: "module" });
+  // Until every link is up only warnings are logged: a mistake (a port in use, a missing tool)
+  // is then the one line the user reads, not the end of the module's start-up chatter.
+  if (logger.levelVal < logger.levels.values["warn"]!) logger.level = "warn";
   const log = (message: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, message);
   const clock = new SystemClock();
-  const i2cChoice = options.i2c ? userErrors(() => parseI2cBackend(options.i2c!)) : {};
+  const i2cChoice = options.i2c ? await userFacing(() => parseI2cBackend(options.i2c!)) : {};
   let def: BoardDefinition | undefined;
   if (options.board) {
     def = boardNamed(options.board);
     if (!def) {
       throw new InvalidArgumentError(
-        `unknown board ${options.board}; one of ${Object.keys(boards).join(", ")}`,
+        `unknown board ${options.board}; one of ${Object.keys(boards).join(", ")} (cardsim boards describes them)`,
       );
     }
   }
-  if (!def && i2cChoice.i2c === "sim") userErrors(() => standaloneI2c(i2cChoice, clock, log));
+  if (!def && i2cChoice.i2c === "sim") await standaloneI2c(i2cChoice, clock, log);
   const closers: (() => Promise<void>)[] = [];
   const closeAll = async () => {
     for (const close of closers.splice(0).reverse()) await close();
@@ -140,13 +156,11 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     if (def) {
       const kind = i2cChoice.i2c ?? def.i2c.backend;
       const board = def;
-      const claimed = await userErrorsAsync(() =>
+      const claimed = await userFacing(() =>
         buildBoard(board, {
           clock,
           ...i2cChoice,
-          ...(kind === "rp2040-bridge" && !i2cChoice.bridgePath
-            ? { bridgePath: userErrors(() => findRp2040Bridge()) }
-            : {}),
+          ...(kind === "rp2040-bridge" && !i2cChoice.bridgePath ? { bridgePath: findRp2040Bridge() } : {}),
           ...(options.gpiodTools ? { gpiodToolsDir: options.gpiodTools } : {}),
           log,
         }),
@@ -178,16 +192,25 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     // the TCP port stays a plain line protocol for tools.
     const rx: SimUartReceiverOptions | false =
       options.rxBuffer === 0 ? false : { capacity: options.rxBuffer ?? DEFAULT_RX_CAPACITY };
-    const tcpAddress = options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP);
-    const tcp = await ModuleLinkServer.listen(module, tcpAddress.host, tcpAddress.port);
-    closers.push(() => tcp.close());
+    let tcp: ModuleLinkServer | undefined;
+    if (options.tcp) {
+      const address = options.tcp;
+      const server = await ModuleLinkServer.listen(module, address.host, address.port, undefined, {
+        notices: true,
+      }).catch((error: unknown) => {
+        throw listenFailure(error, { flag: "--tcp", ...address });
+      });
+      tcp = server;
+      closers.push(() => server.close());
+    }
     let pty: PtyBridge | undefined;
     if (options.pty) {
+      const { PtyBridge } = await import("../hil/links/PtyBridge.js");
       const uartPort = await ModuleLinkServer.listen(module, "127.0.0.1", 0, (handler, link) =>
         SimUart.attach(handler, link, { clock, rx, name: "pty" }),
       );
       closers.push(() => uartPort.close());
-      const bridge = await PtyBridge.open(options.pty, uartPort.address);
+      const bridge = await userFacing(() => PtyBridge.open(options.pty!, uartPort.address));
       pty = bridge;
       closers.push(() => bridge.close());
     }
@@ -195,7 +218,8 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     const serialDevice =
       options.serial ?? (rig?.serial ? `${rig.serial.path}@${rig.serial.baudRate}` : undefined);
     if (serialDevice) {
-      const device = await userErrorsAsync(() =>
+      const { SerialDeviceServer } = await import("../hil/links/SerialDeviceServer.js");
+      const device = await userFacing(() =>
         SerialDeviceServer.start(module, serialDevice, {
           clock,
           rx,
@@ -211,13 +235,14 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     let i2c: I2cTargetBackend | undefined;
     if (rig?.i2c) {
       i2c = rig.i2c;
-      await rig.attachI2c(new I2cTarget(module));
+      await userFacing(() => rig.attachI2c(new I2cTarget(module)));
     } else if (!rig && i2cChoice.i2c && i2cChoice.i2c !== "none") {
-      const backend = userErrors(() => standaloneI2c(i2cChoice, clock, log));
-      await backend.attach(new I2cTarget(module));
+      const backend = await userFacing(() => standaloneI2c(i2cChoice, clock, log));
+      await userFacing(() => backend.attach(new I2cTarget(module)));
       i2c = backend;
       closers.push(() => backend.close());
     }
+    logger.level = options.logLevel;
     return {
       module,
       simulated,
@@ -237,10 +262,8 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
 
 export function describeModule(running: RunningModule): string {
   const { module, tcp, pty, flash } = running;
-  const lines = [
-    `module ${module.deviceUid} (${module.variant.name}, ${module.variant.sku})`,
-    `  tcp  ${tcp.address.host}:${tcp.address.port}`,
-  ];
+  const lines = [`module ${module.deviceUid} (${module.variant.name}, ${module.variant.sku})`];
+  if (tcp) lines.push(`  tcp  ${tcp.address.host}:${tcp.address.port}`);
   if (pty) lines.push(`  pty  ${pty.path}`);
   lines.push(`  flash ${flash ?? "(memory only)"}`);
   if (running.serial) lines.push(`  serial  ${running.serial.path} @${running.serial.baudRate}`);
@@ -257,10 +280,10 @@ export function describeModule(running: RunningModule): string {
 }
 
 export function addModuleOptions(command: Command): Command {
-  return addFlashOptions(command.option("--dir <D>", "state directory", "./.cardsim"))
+  const withOptions = addFlashOptions(command.option("--dir <D>", "state directory", "./.cardsim"))
     .option(
       "--tcp <HOST:PORT>",
-      `serve the serial line protocol on TCP (default ${DEFAULT_MODULE_TCP})`,
+      `serve the serial line protocol on TCP (${DEFAULT_MODULE_TCP} when no other link is given)`,
       parseHostPort,
     )
     .option("--pty <PATH>", "create a virtual serial device at PATH (needs socat)")
@@ -288,27 +311,31 @@ export function addModuleOptions(command: Command): Command {
     .option("--time-known", "start with the time set, as if the module had synced once")
     .option("--max-request <BYTES>", "longest request line accepted", parseInteger)
     .option("--strict", "answer unrecognized request arguments with an error instead of ignoring them")
-    .option("--trace", "log every request and reply")
-    .option("--log-level <LEVEL>", "trace, debug, info, warn, error", "info");
+    .option("--trace", "print every request and reply");
+  return addLogOptions(withOptions);
+}
+
+/** Where a stopped module's state is, for the line printed at Ctrl-C. */
+export function moduleStateLine(running: RunningModule): string {
+  return running.flash
+    ? `its flash is in ${running.flash}`
+    : "it ran on memory only (--no-flash): its state is gone";
 }
 
 export function registerModuleCommand(program: Command): void {
   addModuleOptions(
     program.command("module").description("run one simulated module and serve its host interface"),
   ).action(async (options: ModuleCommandOptions) => {
-    let running: RunningModule;
-    try {
-      running = await startModule(options);
-    } catch (error) {
-      // Flash errors (in use, unreadable, newer format) and wiring mistakes (unknown board, missing
-      // device) are for the user, not a stack trace.
-      if (!(error instanceof SimError) && !(error instanceof InvalidArgumentError)) throw error;
-      process.stderr.write(`cardsim module: ${error.message}\n`);
-      process.exitCode = 1;
-      return;
-    }
+    // TCP when asked for, or when nothing else would reach the module: a second module on a pty
+    // or a device must not take the first one's port.
+    const otherLink = options.pty || options.serial || options.board || options.i2c;
+    const tcp = options.tcp ?? (otherLink ? undefined : parseHostPort(DEFAULT_MODULE_TCP));
+    const running = await startModule({ ...options, tcp });
     // Ready to stop cleanly before telling anyone it is ready.
-    onShutdown(() => running.close());
+    onShutdown(
+      () => running.close(),
+      () => `cardsim module: stopped module ${running.module.deviceUid}; ${moduleStateLine(running)}`,
+    );
     process.stdout.write(describeModule(running) + "\n");
   });
 }

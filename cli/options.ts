@@ -1,6 +1,5 @@
-import { InvalidArgumentError } from "commander";
+import { InvalidArgumentError, type Command } from "commander";
 import { randomBytes } from "node:crypto";
-import { pino, type Logger } from "pino";
 import { SeededRandom } from "../core/SeededRandom.js";
 import { resolveVariant, VARIANTS, type Variant } from "../firmware/Variant.js";
 
@@ -37,7 +36,48 @@ export function randomFor(seed: string | undefined): SeededRandom {
   return new SeededRandom(seed ?? randomBytes(16).toString("hex"));
 }
 
-/** Logs go to stderr, so stdout stays for what the command reports. */
-export function createLogger(level: string, name: string): Logger {
-  return pino({ level, name }, pino.destination(2));
+export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+export function parseLogLevel(value: string): LogLevel {
+  const level = value.trim().toLowerCase();
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new InvalidArgumentError(`use one of ${LOG_LEVELS.join(", ")} (info shows what matters)`);
+  }
+  return level as LogLevel;
+}
+
+export const LOG_FORMATS = ["auto", "pretty", "json"] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+export function parseLogFormat(value: string): LogFormat {
+  const format = value.trim().toLowerCase();
+  if (!(LOG_FORMATS as readonly string[]).includes(format)) {
+    throw new InvalidArgumentError(
+      "use pretty (lines for people), json (one JSON object a line) or auto (pretty on a terminal)",
+    );
+  }
+  return format as LogFormat;
+}
+
+/** The logging options every long-running command takes. */
+export interface LogOptions {
+  logLevel: LogLevel;
+  logFormat: LogFormat;
+}
+
+export function addLogOptions<C extends { option: Command["option"] }>(command: C): C {
+  command.option(
+    "--log-level <LEVEL>",
+    `${LOG_LEVELS.join(", ")} (logs go to stderr)`,
+    parseLogLevel,
+    "info",
+  );
+  command.option(
+    "--log-format <FORMAT>",
+    "pretty (lines for people), json (JSON lines), or auto: pretty when the output is a terminal",
+    parseLogFormat,
+    "auto",
+  );
+  return command;
 }

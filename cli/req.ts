@@ -1,5 +1,6 @@
 import type { Command } from "commander";
-import { HostLineClient } from "../hil/HostLineClient.js";
+import type { HostLineClient } from "../hil/HostLineClient.js";
+import { CliError } from "./CliError.js";
 import { parseHostPort, parseInteger } from "./options.js";
 
 interface ReqOptions {
@@ -9,12 +10,14 @@ interface ReqOptions {
   crc?: boolean;
 }
 
+const DEFAULT_TCP = "127.0.0.1:9600";
+
 export function registerReqCommand(program: Command): void {
   program
     .command("req")
     .description("send one request to a module and print its reply (exit status 1 if the reply has err)")
     .argument("<JSON>", 'the request, e.g. \'{"req":"card.version"}\'')
-    .option("--tcp <HOST:PORT>", "module's TCP port (default 127.0.0.1:9600)", parseHostPort)
+    .option("--tcp <HOST:PORT>", `module's TCP port (default ${DEFAULT_TCP})`, parseHostPort)
     .option("--serial <DEV[@BAUD]>", "a serial device (a real module, a USB adapter, or cardsim's --pty)")
     .option("--timeout <MS>", "how long to wait for the reply", parseInteger, 30_000)
     .option("--crc", "add a request CRC, as note-c does, and check the reply's")
@@ -23,16 +26,30 @@ export function registerReqCommand(program: Command): void {
       try {
         request = JSON.parse(json);
       } catch (error) {
-        program.error(`the request is not JSON: ${(error as Error).message}`);
+        throw new CliError(
+          `the request is not JSON (${(error as Error).message}): quote it, '{"req":"card.version"}'`,
+        );
       }
       if (typeof request !== "object" || request === null || Array.isArray(request)) {
-        program.error("the request must be a JSON object");
+        throw new CliError(`the request must be a JSON object, like '{"req":"card.version"}'`);
       }
+      const { HostLineClient: Client } = await import("../hil/HostLineClient.js");
       const client = options.serial
-        ? await HostLineClient.serial(options.serial)
-        : await HostLineClient.tcp(options.tcp ?? parseHostPort("127.0.0.1:9600"));
+        ? await Client.serial(options.serial).catch((error: unknown) => {
+            throw new CliError((error as Error).message);
+          })
+        : await connectTcp(Client, options.tcp ?? parseHostPort(DEFAULT_TCP), options.tcp !== undefined);
       try {
-        const reply = await client.transaction(json, { timeoutMs: options.timeout, crc: options.crc });
+        // Over cardsim's TCP port the module also says which arguments it ignored.
+        if (!options.serial) client.enableNotices();
+        const reply = await client
+          .transaction(json, { timeoutMs: options.timeout, crc: options.crc })
+          .catch((error: unknown) => {
+            throw new CliError(
+              `${(error as Error).message}: is it a module on the other end? (--timeout MS waits longer)`,
+            );
+          });
+        for (const notice of client.notices) process.stderr.write(`warning: ${notice}\n`);
         if (reply === undefined) return;
         process.stdout.write(reply + "\n");
         if (/"err":/.test(reply)) process.exitCode = 1;
@@ -40,4 +57,25 @@ export function registerReqCommand(program: Command): void {
         await client.close();
       }
     });
+}
+
+async function connectTcp(
+  client: typeof HostLineClient,
+  address: { host: string; port: number },
+  given: boolean,
+) {
+  try {
+    return await client.tcp(address);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    const where = `${address.host}:${address.port}`;
+    if (code === "ECONNREFUSED") {
+      throw new CliError(
+        given
+          ? `no module is listening on ${where}: check the address the module printed (its "tcp" line)`
+          : `no module is listening on ${where}: start one with "npm start" (cardsim up) or "cardsim module", or pass --tcp HOST:PORT`,
+      );
+    }
+    throw new CliError(`${(error as Error).message}: check --tcp HOST:PORT`);
+  }
 }

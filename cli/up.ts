@@ -1,23 +1,25 @@
-import type { Command } from "commander";
-import { pino } from "pino";
-import { SimError } from "../firmware/SimError.js";
-import { SystemClock } from "../runtime/SystemClock.js";
-import { parseRateLimits } from "../hub/auth/RateLimiter.js";
-import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN, startHub, type RunningHub } from "../runtime/startHub.js";
-import { describeHub } from "./hub.js";
+import { Option, type Command } from "commander";
+import type { RateLimits } from "../hub/auth/RateLimiter.js";
+import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
+import type { RunningHub } from "../runtime/startHub.js";
+import { describeHub, parseRateLimitOption, startHubFor } from "./hub.js";
 import {
   addModuleOptions,
+  DEFAULT_MODULE_TCP,
   describeModule,
+  moduleStateLine,
   startModule,
   type ModuleCommandOptions,
   type RunningModule,
 } from "./module.js";
+import { parseHostPort } from "./options.js";
 import { onShutdown } from "./shutdown.js";
 
 interface UpOptions extends ModuleCommandOptions {
   hubListen: string;
   hubTlsListen: string;
-  hubRateLimit: string;
+  rateLimit?: RateLimits | false;
+  hubRateLimit?: RateLimits | false;
 }
 
 /**
@@ -45,35 +47,45 @@ export function registerUpCommand(program: Command): void {
       .option("--hub-listen <HOST:PORT>", "the hub's HTTP API address", DEFAULT_LISTEN)
       .option("--hub-tls-listen <HOST:PORT>", 'the hub\'s HTTPS API address, or "off"', DEFAULT_TLS_LISTEN)
       .option(
-        "--hub-rate-limit <LIMITS>",
-        'per-account API limits, "7/min,10200/day" or "off"',
-        "7/min,10200/day",
-      ),
+        "--rate-limit <LIMITS>",
+        'the hub\'s API limits per billing account: off (the default), hosted (7/min and 10200/day, as the hosted service), or like "60/min,5000/day"',
+        parseRateLimitOption,
+      )
+      .addOption(new Option("--hub-rate-limit <LIMITS>").argParser(parseRateLimitOption).hideHelp()),
   ).action(async (options: UpOptions) => {
-    const hubLog = pino({ level: options.logLevel, base: { service: "cardsim-hub" } }, pino.destination(2));
-    const tls = options.hubTlsListen.toLowerCase();
-    const hub = await startHub({
-      dir: options.dir,
-      listen: options.hubListen,
-      tlsListen: ["off", "none", "false"].includes(tls) ? false : options.hubTlsListen,
-      rateLimits: parseRateLimits(options.hubRateLimit),
-      log: hubLog,
-      clock: new SystemClock(),
-    });
+    const [{ createLogger }, { SystemClock }] = await Promise.all([
+      import("./logging.js"),
+      import("../runtime/SystemClock.js"),
+    ]);
+    const hubLog = createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" });
+    const hub = await startHubFor(
+      {
+        dir: options.dir,
+        listen: options.hubListen,
+        tlsListen: options.hubTlsListen,
+        rateLimits: options.rateLimit ?? options.hubRateLimit ?? false,
+        log: hubLog,
+        clock: new SystemClock(),
+      },
+      { listen: "--hub-listen", tlsListen: "--hub-tls-listen" },
+    );
     let running: RunningModule;
     try {
-      running = await startModule(options);
+      // The module always serves TCP here: `cardsim req` talks to it there.
+      running = await startModule({ ...options, tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP) });
     } catch (error) {
       await hub.close();
-      if (!(error instanceof SimError)) throw error;
-      process.stderr.write(`cardsim up: ${error.message}\n`);
-      process.exitCode = 1;
-      return;
+      throw error;
     }
-    onShutdown(async () => {
-      await running.close();
-      await hub.close();
-    });
+    onShutdown(
+      async () => {
+        await running.close();
+        await hub.close();
+      },
+      () =>
+        `cardsim up: stopped module ${running.module.deviceUid} and the hub at ${hub.url}; ` +
+        `the hub's state is in ${options.dir}, ${moduleStateLine(running)}`,
+    );
     await provision(hub, running);
     process.stdout.write(
       [

@@ -518,33 +518,41 @@ export class Module implements ModuleContext, SyncHost {
     const { reply, name, ignored } = await this.dispatcher.dispatch(req, this, this.#dispatchOptions);
     const after = reply && !reply["err"] ? this.#after : undefined;
     this.#after = undefined;
-    this.#reportIgnored(name, ignored);
+    const notice = this.#reportIgnored(name, ignored);
     this.#attn.noticeFileChanges(this.#notebox);
     this.#sync?.noticeSyncRequests();
     await this.#afterReply();
     if (!reply) return undefined;
     const wired = this.#wire(reply, sequence);
-    return after ? { text: wired.text, after } : wired;
+    return {
+      text: wired.text,
+      ...(after ? { after } : {}),
+      ...(notice ? { notices: [notice] } : {}),
+    };
   }
 
   get #dispatchOptions(): { strictArgs?: boolean } {
     return { strictArgs: this.#options.strictArgs };
   }
 
-  /** Fields the module ignored: usually a misspelt argument, so say so where developers look. */
-  #reportIgnored(name: string | undefined, ignored: readonly string[] | undefined): void {
-    if (ignored && ignored.length > 0) {
-      this.log.warn(`${name} ignored unrecognized argument(s): ${ignored.join(", ")}`, {
-        request: name,
-        fields: ignored,
-      });
-    }
+  /**
+   * Fields the module ignored: usually a misspelt argument, so say so where developers look.
+   * Returns what it said, for links that show it to the sender.
+   */
+  #reportIgnored(name: string | undefined, ignored: readonly string[] | undefined): string | undefined {
+    if (!ignored || ignored.length === 0) return undefined;
+    const notice = `${name} ignored unrecognized argument(s): ${ignored.join(", ")}`;
+    this.log.warn(notice, { request: name, fields: ignored });
+    return notice;
   }
 
+  /** `--trace`: each line and its answer, readable as they were on the wire. */
   #traceLine(line: Uint8Array, out: LineReply | undefined): void {
-    if (this.#options.trace) {
-      this.log.info("line", { in: decoder.decode(line.subarray(0, 512)), out: out?.text.trimEnd() });
-    }
+    if (!this.#options.trace) return;
+    const text = decoder.decode(line.subarray(0, 512));
+    const more = line.length > 512 ? ` ... (${line.length} bytes)` : "";
+    this.log.info(`> ${text === "" ? "(blank line)" : text}${more}`);
+    if (out) this.log.info(`< ${out.text.trimEnd() === "" ? "(blank line)" : out.text.trimEnd()}`);
   }
 
   #errorLine(error: SimError): LineReply {

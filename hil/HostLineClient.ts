@@ -1,8 +1,8 @@
 import { connect } from "node:net";
 import { appendCrc, checkRequestCrc } from "../firmware/host/RequestCrc.js";
 import type { ByteLink } from "./links/ByteLink.js";
-import { SerialPortLink } from "./links/SerialPortLink.js";
 import { TcpLink } from "./links/TcpLink.js";
+import { NOTICE_PREFIX, NOTICES_COMMAND } from "./ModuleLinkServer.js";
 
 const SEGMENT_BYTES = 250;
 const SEGMENT_DELAY_MS = 250;
@@ -18,6 +18,7 @@ export class HostLineClient {
   #lines: string[] = [];
   #closed = false;
   #sequence = 0;
+  #notices: string[] = [];
 
   constructor(link: ByteLink) {
     this.#link = link;
@@ -35,13 +36,19 @@ export class HostLineClient {
         socket.off("error", reject);
         resolve(new HostLineClient(new TcpLink(socket)));
       });
-      socket.once("error", (error) =>
-        reject(new Error(`cannot connect to ${address.host}:${address.port}: ${error.message}`)),
+      socket.once("error", (error: NodeJS.ErrnoException) =>
+        reject(
+          Object.assign(new Error(`cannot connect to ${address.host}:${address.port}: ${error.message}`), {
+            code: error.code,
+          }),
+        ),
       );
     });
   }
 
   static async serial(spec: string): Promise<HostLineClient> {
+    // Loaded on use: serialport's native binding is not needed to talk TCP.
+    const { SerialPortLink } = await import("./links/SerialPortLink.js");
     const client = new HostLineClient(await SerialPortLink.open(spec));
     await client.resync();
     return client;
@@ -93,6 +100,19 @@ export class HostLineClient {
     }
   }
 
+  /**
+   * Asks a cardsim module's TCP port for its notices about this client's requests (arguments it
+   * ignored); `transaction` then collects them (`notices`). Anything else ignores the command.
+   */
+  enableNotices(): void {
+    this.write(NOTICES_COMMAND + "\n");
+  }
+
+  /** What the module noted about the last transaction's request (with `enableNotices`). */
+  get notices(): readonly string[] {
+    return this.#notices;
+  }
+
   /** A bare newline; the module answers `\r\n`. Drains anything stale first. */
   async resync(timeoutMs = 500): Promise<boolean> {
     this.#lines = [];
@@ -116,12 +136,17 @@ export class HostLineClient {
     const isCommand = /^\s*\{\s*"cmd"\s*:/.test(json) || (!/"req"\s*:/.test(json) && /"cmd"\s*:/.test(json));
     const sequence = this.#sequence++ & 0xffff;
     const line = options.crc && !isCommand ? appendCrc(json.trim(), sequence) : json.trim();
+    this.#notices = [];
     await this.#writePaced(Buffer.from(line + "\n", "utf8"));
     if (isCommand) return undefined;
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const reply = await this.nextLine(Math.max(1, deadline - Date.now()));
       if (reply === undefined) throw new Error(`no reply within ${timeoutMs} ms`);
+      if (reply.startsWith(NOTICE_PREFIX)) {
+        this.#notices.push(reply.slice(NOTICE_PREFIX.length));
+        continue;
+      }
       // Hosts skip trace output (lines not starting with "{") and heartbeats.
       if (!reply.startsWith("{") || reply.includes('"err":"{heartbeat}"')) continue;
       if (options.crc && !reply.includes('"err":')) {

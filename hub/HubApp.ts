@@ -1,5 +1,11 @@
 import { STATUS_CODES } from "node:http";
-import Fastify, { type FastifyInstance, type FastifyServerFactory } from "fastify";
+import type { Socket } from "node:net";
+import Fastify, {
+  LogController,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyServerFactory,
+} from "fastify";
 import type { Logger } from "pino";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../core/jsonDepth.js";
 import { registerAccountRoutes } from "./api/accountRoutes.js";
@@ -22,6 +28,70 @@ import { StoreError } from "./store/StoreError.js";
 
 /** Largest JSON request body (descriptions have their own 10 MB limit). */
 export const JSON_BODY_LIMIT = 1024 * 1024;
+
+/** Longest path parameter (a UID, a notefile name, a note ID) the router matches. */
+export const MAX_PARAM_LENGTH = 1024;
+
+/** The API's error body: `{err, code, status, request?, details?}`. */
+function errorBody(http: HttpError, url?: string): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    err: http.message,
+    code: http.statusCode,
+    status: STATUS_CODES[http.statusCode] ?? "Error",
+  };
+  if (url !== undefined) body["request"] = url;
+  if (http.details) body["details"] = http.details;
+  return body;
+}
+
+function sendError(reply: FastifyReply, http: HttpError, url: string): FastifyReply {
+  for (const [name, value] of Object.entries(http.headers ?? {})) reply.header(name, value);
+  return reply.code(http.statusCode).type("application/json; charset=utf-8").send(errorBody(http, url));
+}
+
+/**
+ * Answers what Node's HTTP parser refused before any route saw it (headers too large, characters
+ * HTTP does not allow) in the API's error shape, then closes the connection. startHub puts it on
+ * the HTTPS server as well.
+ */
+export function hubClientErrorHandler(error: NodeJS.ErrnoException, socket: Socket): void {
+  if (error.code === "ECONNRESET" || socket.destroyed) return;
+  const http =
+    error.code === "HPE_HEADER_OVERFLOW"
+      ? errors.headersTooLarge()
+      : error.code === "HPE_INVALID_HEADER_TOKEN" || error.code === "HPE_INVALID_HEADER_VALUE"
+        ? errors.badHeader()
+        : error.code === "HPE_INVALID_URL"
+          ? errors.badUrl("")
+          : errors.malformedRequest();
+  if (!socket.writable) return void socket.destroy();
+  const body = JSON.stringify(errorBody(http));
+  socket.end(
+    `HTTP/1.1 ${http.statusCode} ${STATUS_CODES[http.statusCode]}\r\n` +
+      "Connection: close\r\nContent-Type: application/json; charset=utf-8\r\n" +
+      `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
+  );
+}
+
+/** True when a parsed JSON value holds a string (or key) with a lone UTF-16 surrogate. */
+function hasLoneSurrogate(value: unknown): boolean {
+  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === "string") {
+      if (lone.test(v)) return true;
+    } else if (Array.isArray(v)) {
+      stack.push(...v);
+    } else if (v !== null && typeof v === "object") {
+      for (const [key, item] of Object.entries(v)) {
+        if (lone.test(key)) return true;
+        stack.push(item);
+      }
+    }
+  }
+  return false;
+}
 
 /**
  * The services the routes use, given (shared with in-process callers) or built here from the
@@ -50,7 +120,7 @@ function serviceFault(error: ServiceError): HttpError {
   }
 }
 
-function fault(error: unknown): HttpError {
+function fault(error: unknown, contentType: string | undefined): HttpError {
   if (error instanceof HttpError) return error;
   if (error instanceof ServiceError) return serviceFault(error);
   if (error instanceof StoreError) {
@@ -66,7 +136,7 @@ function fault(error: unknown): HttpError {
   const e = error as { code?: string; statusCode?: number; message?: string };
   switch (e.code) {
     case "FST_ERR_CTP_INVALID_MEDIA_TYPE":
-      return errors.unsupportedMediaType(undefined);
+      return errors.unsupportedMediaType(contentType);
     case "FST_ERR_CTP_BODY_TOO_LARGE":
       return errors.bodyTooLarge(JSON_BODY_LIMIT);
     case "FST_ERR_CTP_EMPTY_JSON_BODY":
@@ -93,7 +163,21 @@ export async function buildHubApp(
     ...(options.logger ? { loggerInstance: options.logger } : { logger: false }),
     ...(options.serverFactory ? { serverFactory: options.serverFactory } : {}),
     bodyLimit: JSON_BODY_LIMIT,
-    routerOptions: { ignoreTrailingSlash: true, maxParamLength: 1024 },
+    routerOptions: { ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+    // One line per request, at debug, from the onResponse hook below (not two at info).
+    logController: new LogController({ disableRequestLogging: true }),
+    clientErrorHandler: hubClientErrorHandler,
+    // The router's own refusals (a path that is not percent-encoding, a parameter over the
+    // limit) in the API's error shape.
+    frameworkErrors: (error, request, reply) => {
+      const http =
+        error.code === "FST_ERR_BAD_URL"
+          ? errors.badUrl(request.url)
+          : error.code === "FST_ERR_MAX_PARAM_LENGTH"
+            ? errors.pathParamTooLong(MAX_PARAM_LENGTH)
+            : new HttpError(400, error.message);
+      return sendError(reply, http, request.url);
+    },
     onProtoPoisoning: "error",
     onConstructorPoisoning: "error",
     return503OnClosing: true,
@@ -110,7 +194,21 @@ export async function buildHubApp(
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
     if (jsonTooDeep(text)) return done(errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
-    return json(request, text, done);
+    return json(request, text, (error, value) => {
+      // SQLite stores text as UTF-8, where a lone surrogate has no form: refused rather than
+      // stored as something other than what the caller was told was saved.
+      if (!error && hasLoneSurrogate(value)) return done(errors.loneSurrogate(), undefined);
+      return done(error, value);
+    });
+  });
+
+  app.addHook("onResponse", (request, reply, done) => {
+    const ms = reply.elapsedTime.toFixed(1);
+    request.log.debug(
+      { status: reply.statusCode, ms: Number(ms) },
+      `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`,
+    );
+    done();
   });
 
   const services =
@@ -141,29 +239,18 @@ export async function buildHubApp(
         .header("Cache-Control", "no-store")
         .send({ error: oauth.error, error_description: oauth.description });
     }
-    let http = fault(error);
+    let http = fault(error, request.headers["content-type"]);
     if (http.statusCode === 413 && path.startsWith("/v1/description/")) {
       // The spec answers an invalid description write (too large included) with 400.
       http = errors.descriptionTooLarge(10 * 1024 * 1024);
     }
     if (http.statusCode >= 500) request.log.error({ err: error }, "request failed");
-    const body: Record<string, unknown> = {
-      err: http.message,
-      code: http.statusCode,
-      status: STATUS_CODES[http.statusCode] ?? "Error",
-      request: request.url,
-    };
-    if (http.details) body.details = http.details;
-    for (const [name, value] of Object.entries(http.headers ?? {})) reply.header(name, value);
-    return reply.code(http.statusCode).type("application/json; charset=utf-8").send(body);
+    return sendError(reply, http, request.url);
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const http = errors.routeNotFound(request.method, request.url);
-    return reply
-      .code(404)
-      .send({ err: http.message, code: 404, status: STATUS_CODES[404], request: request.url });
-  });
+  app.setNotFoundHandler((request, reply) =>
+    sendError(reply, errors.routeNotFound(request.method, request.url), request.url),
+  );
 
   const router = new HubRouter(app, services);
   registerAuthRoutes(router);

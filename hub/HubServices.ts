@@ -2,6 +2,7 @@ import type { Clock } from "../core/Clock.js";
 import type { Crypto } from "../core/Crypto.js";
 import { SeededCrypto } from "../core/SeededCrypto.js";
 import { Authenticator } from "./auth/Authenticator.js";
+import { LoginThrottle } from "./auth/LoginThrottle.js";
 import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
 import { EventService } from "./events/EventService.js";
@@ -24,6 +25,8 @@ export interface HubServices {
   readonly ids: HubIds;
   readonly auth: Authenticator;
   readonly limiter: RateLimiter;
+  /** Slows password guessing per username (`POST /auth/login`). */
+  readonly logins: LoginThrottle;
   /** The base URL clients reach this hub at (links in environment hierarchies). */
   publicUrl(): string;
   /** Device events: stored on the hub clock, handed to subscribers once committed. */
@@ -72,6 +75,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     ids,
     auth: new Authenticator(store, clock),
     limiter: new RateLimiter(clock, options.rateLimits),
+    logins: new LoginThrottle(clock),
     publicUrl: options.publicUrl ?? (() => "http://localhost"),
     events,
     devices,

@@ -54,6 +54,13 @@ export const suspendedToken = (): HttpError =>
   );
 export const loginFailed = (): HttpError =>
   new HttpError(401, "login failed: unknown username or wrong password");
+export const loginThrottled = (retryAfterSeconds: number): HttpError =>
+  new HttpError(
+    429,
+    `too many failed logins for this username: try again in ${retryAfterSeconds} s`,
+    undefined,
+    { "Retry-After": String(retryAfterSeconds) },
+  );
 export const loginFieldsRequired = (): HttpError =>
   bad("login requires a JSON body with string fields username and password");
 
@@ -94,6 +101,19 @@ export const routeNotFound = (method: string, url: string): HttpError =>
   new HttpError(404, `The requested resource could not be found: no ${method} ${echo(url)}`);
 export const unsupportedMediaType = (type: string | undefined): HttpError =>
   new HttpError(415, `unsupported Content-Type ${type ? echo(type) : "(none)"}: send application/json`);
+export const badUrl = (url: string): HttpError =>
+  bad(`the request path ${echo(url)} is not valid percent-encoding (escape % as %25)`);
+export const pathParamTooLong = (max: number): HttpError =>
+  new HttpError(414, `a path parameter is longer than the ${max} characters the hub accepts`);
+export const headersTooLarge = (): HttpError =>
+  new HttpError(431, "the request's headers are larger than the hub accepts: send fewer or shorter ones");
+export const badHeader = (): HttpError =>
+  bad("a request header has a name or value with characters HTTP does not allow");
+export const malformedRequest = (): HttpError => bad("malformed HTTP request");
+export const loneSurrogate = (): HttpError =>
+  bad(
+    "request body has a string with a lone UTF-16 surrogate (\\ud800-\\udfff without its pair): it cannot be stored as sent",
+  );
 export const bodyTooLarge = (limit: number): HttpError =>
   new HttpError(413, `request body too large: at most ${limit} bytes`);
 export const malformedJson = (detail: string): HttpError =>

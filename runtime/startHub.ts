@@ -7,19 +7,19 @@ import { join, resolve } from "node:path";
 import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../core/Clock.js";
+import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "./hubDefaults.js";
 import { SystemClock } from "./SystemClock.js";
 import type { HubServices } from "../hub/HubServices.js";
-import { DEFAULT_RATE_LIMITS, type RateLimits } from "../hub/auth/RateLimiter.js";
+import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../hub/bootstrap.js";
-import { buildHubApp } from "../hub/HubApp.js";
+import { buildHubApp, hubClientErrorHandler } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
 import { parseHostPort, urlHost } from "../hub/HostPort.js";
 import type { HubStore } from "../hub/store/HubStore.js";
 import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { CertificateAuthority, certificateCovers } from "../hub/tls/CertificateAuthority.js";
 
-export const DEFAULT_LISTEN = "127.0.0.1:7480";
-export const DEFAULT_TLS_LISTEN = "127.0.0.1:7443";
+export { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "./hubDefaults.js";
 
 /** The contents of `D/credentials.json` (DESIGN: command-line contract). */
 export interface HubCredentials {
@@ -43,7 +43,7 @@ export interface StartHubOptions {
   clock?: Clock;
   /** pino logger for requests and faults; omitted or false logs nothing. */
   log?: Logger | false;
-  /** Per-billing-account limits (default 7/min and 10,200/day); false turns them off. */
+  /** Per-billing-account limits (`HOSTED_RATE_LIMITS` emulates the hosted service); default none. */
   rateLimits?: RateLimits | false;
   ids?: HubIds;
 }
@@ -55,6 +55,8 @@ export interface RunningHub {
   readonly credentialsPath: string;
   /** True when this start created the admin, project and token. */
   readonly bootstrapped: boolean;
+  /** The API's per-billing-account limits in force, false when there are none. */
+  readonly rateLimits: RateLimits | false;
   readonly store: HubStore;
   readonly app: FastifyInstance;
   readonly services: HubServices;
@@ -112,11 +114,34 @@ async function tlsMaterial(
   return { ...issued, caPath };
 }
 
-function listenOn(server: HttpServer | HttpsServer, host: string, port: number): Promise<AddressInfo> {
+/** The hub could not listen where it was told to (address in use, not this machine's, no permission). */
+export class ListenError extends Error {
+  override readonly name = "ListenError";
+  readonly code: string | undefined;
+
+  constructor(
+    /** Which of the hub's servers: the plain HTTP API or the HTTPS one. */
+    readonly server: "http" | "https",
+    readonly host: string,
+    readonly port: number,
+    cause: unknown,
+  ) {
+    super(`cannot listen on ${host}:${port}: ${(cause as Error).message}`, { cause });
+    this.code = (cause as NodeJS.ErrnoException).code;
+  }
+}
+
+function listenOn(
+  server: HttpServer | HttpsServer,
+  host: string,
+  port: number,
+  which: "http" | "https",
+): Promise<AddressInfo> {
   return new Promise((resolve, reject) => {
-    server.once("error", reject);
+    const fail = (error: Error) => reject(new ListenError(which, host, port, error));
+    server.once("error", fail);
     server.listen(port, host, () => {
-      server.off("error", reject);
+      server.off("error", fail);
       resolve(server.address() as AddressInfo);
     });
   });
@@ -160,23 +185,27 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       store,
       clock,
       ids,
-      rateLimits: options.rateLimits ?? DEFAULT_RATE_LIMITS,
+      rateLimits: options.rateLimits ?? false,
       logger: options.log ?? false,
       publicUrl: () => publicUrl,
       // One app, two servers: the same handler answers plain HTTP and HTTPS.
       serverFactory: (handler) => {
         httpServer = createHttpServer(handler);
-        if (tls) httpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, handler);
+        if (tls) {
+          httpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, handler);
+          // fastify answers malformed requests on the server it was given; this one too.
+          httpsServer.on("clientError", hubClientErrorHandler);
+        }
         return httpServer;
       },
     });
     app = built.app;
 
-    const address = await listenOn(httpServer!, listen.host, listen.port);
+    const address = await listenOn(httpServer!, listen.host, listen.port, "http");
     const url = `http://${urlHost(listen.host)}:${address.port}`;
     let tlsUrl: string | null = null;
     if (httpsServer && tlsListen) {
-      const tlsAddress = await listenOn(httpsServer, tlsListen.host, tlsListen.port);
+      const tlsAddress = await listenOn(httpsServer, tlsListen.host, tlsListen.port, "https");
       const host = urlHost(tlsListen.host);
       tlsUrl = `https://${host === "127.0.0.1" ? "localhost" : host}:${tlsAddress.port}`;
     }
@@ -229,6 +258,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       credentials,
       credentialsPath,
       bootstrapped,
+      rateLimits: options.rateLimits ?? false,
       store,
       app: finalApp,
       services: built.services,

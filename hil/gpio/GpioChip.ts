@@ -5,7 +5,10 @@
  */
 export interface GpioChip {
   /** Claims a line as an output, driven to `initial` at once. */
-  output(line: string | number, options?: GpioLineOptions & { initial?: boolean }): Promise<GpioOutput>;
+  output(
+    line: string | number,
+    options?: GpioLineOptions & { initial?: boolean; drive?: GpioDrive },
+  ): Promise<GpioOutput>;
   /** Claims a line as an input and watches both edges. */
   input(line: string | number, options?: GpioLineOptions & { bias?: GpioBias }): Promise<GpioInput>;
   /** Releases every line claimed through this chip. */
@@ -13,6 +16,14 @@ export interface GpioChip {
 }
 
 export type GpioBias = "as-is" | "pull-up" | "pull-down" | "disabled";
+
+/**
+ * How an output drives its line: `push-pull` drives both levels; `open-drain` only pulls LOW and
+ * lets go for HIGH (a pull-up on the line makes the level), so it never fights another driver of
+ * the same line, like a reset button, the MCU's own reset circuit or a debug probe. On a Pi the
+ * kernel emulates open drain by turning the line into an input for HIGH.
+ */
+export type GpioDrive = "push-pull" | "open-drain";
 
 export interface GpioLineOptions {
   /** Shown as the line's consumer (`gpioinfo`). */

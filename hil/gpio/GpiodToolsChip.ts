@@ -2,7 +2,7 @@ import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
 import { promisify } from "node:util";
-import type { GpioBias, GpioChip, GpioInput, GpioOutput } from "./GpioChip.js";
+import type { GpioBias, GpioChip, GpioDrive, GpioInput, GpioOutput } from "./GpioChip.js";
 
 const run = promisify(execFile);
 
@@ -38,11 +38,20 @@ export class GpiodToolsChip implements GpioChip {
   /** The tools' major version. */
   version(): Promise<1 | 2> {
     if (this.#options.version) return Promise.resolve(this.#options.version);
-    return (this.#version ??= run(this.#tool("gpioset"), ["--version"]).then(({ stdout }) => {
-      const match = /v(\d+)\./.exec(stdout);
-      if (!match) throw new Error(`cannot tell the gpiod tools version from: ${stdout.trim()}`);
-      return Number(match[1]) >= 2 ? 2 : 1;
-    }));
+    return (this.#version ??= run(this.#tool("gpioset"), ["--version"]).then(
+      ({ stdout }) => {
+        const match = /v(\d+)\./.exec(stdout);
+        if (!match) throw new Error(`cannot tell the gpiod tools version from: ${stdout.trim()}`);
+        return Number(match[1]) >= 2 ? 2 : 1;
+      },
+      (error: NodeJS.ErrnoException) => {
+        if (error.code !== "ENOENT" && error.code !== "EACCES") throw error;
+        const where = this.#options.toolsDir ? `in ${this.#options.toolsDir}` : "on PATH";
+        throw new Error(
+          `the gpiod tools are missing (no gpioset ${where}): install them (sudo apt-get install gpiod) or give their folder with --gpiod-tools DIR`,
+        );
+      },
+    ));
   }
 
   /** Chip and line arguments for a tool: v1 needs a chip and an offset, v2 takes names. */
@@ -61,15 +70,17 @@ export class GpiodToolsChip implements GpioChip {
 
   async output(
     line: string | number,
-    options: { initial?: boolean; consumer?: string } = {},
+    options: { initial?: boolean; consumer?: string; drive?: GpioDrive } = {},
   ): Promise<GpioOutput> {
     const version = await this.version();
     const where = await this.#where(line);
     const consumer = options.consumer ?? "cardsim";
+    // Both tool versions take --drive (libgpiod 1.5 and later).
+    const drive = options.drive === "open-drain" ? ["--drive=open-drain"] : [];
     const args = (high: boolean) => {
       const value = `${where.line}=${high ? 1 : 0}`;
-      if (version === 1) return ["--mode=signal", where.chip!, value];
-      return [...(where.chip ? ["-c", where.chip] : []), "-C", consumer, value];
+      if (version === 1) return ["--mode=signal", ...drive, where.chip!, value];
+      return [...(where.chip ? ["-c", where.chip] : []), ...drive, "-C", consumer, value];
     };
     let level = options.initial ?? false;
     let holder: ChildProcess | undefined;
@@ -158,7 +169,7 @@ function started(child: ChildProcess, name: string): Promise<void> {
     const onExit = (code: number | null) =>
       reject(new Error(`${name} exited (${code}) ${stderr.trim() || "without a message"}`));
     child.once("error", (error) =>
-      reject(new Error(`${name}: ${error.message} (is Debian's gpiod installed?)`)),
+      reject(new Error(`${name}: ${error.message}: install the gpiod tools (sudo apt-get install gpiod)`)),
     );
     child.once("exit", onExit);
     child.once("spawn", () => {

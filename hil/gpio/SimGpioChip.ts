@@ -1,5 +1,5 @@
 import type { Clock } from "../../core/Clock.js";
-import type { GpioBias, GpioChip, GpioInput, GpioOutput } from "./GpioChip.js";
+import type { GpioBias, GpioChip, GpioDrive, GpioInput, GpioOutput } from "./GpioChip.js";
 
 /** One level change on a simulated line, stamped with the chip's clock. */
 export interface GpioEdge {
@@ -10,6 +10,7 @@ export interface GpioEdge {
 interface SimLine {
   level: boolean;
   owner: "output" | "input" | undefined;
+  drive: GpioDrive | undefined;
   history: GpioEdge[];
   listeners: ((high: boolean) => void)[];
 }
@@ -29,7 +30,11 @@ export class SimGpioChip implements GpioChip {
   #line(name: string | number): SimLine {
     const key = String(name);
     let line = this.#lines.get(key);
-    if (!line) this.#lines.set(key, (line = { level: false, owner: undefined, history: [], listeners: [] }));
+    if (!line)
+      this.#lines.set(
+        key,
+        (line = { level: false, owner: undefined, drive: undefined, history: [], listeners: [] }),
+      );
     return line;
   }
 
@@ -40,8 +45,12 @@ export class SimGpioChip implements GpioChip {
     return line;
   }
 
-  async output(name: string | number, options: { initial?: boolean } = {}): Promise<GpioOutput> {
+  async output(
+    name: string | number,
+    options: { initial?: boolean; drive?: GpioDrive } = {},
+  ): Promise<GpioOutput> {
     const line = this.#claim(name, "output");
+    line.drive = options.drive ?? "push-pull";
     const set = (high: boolean) => {
       if (line.history.length > 0 && line.level === high) return;
       line.level = high;
@@ -93,6 +102,11 @@ export class SimGpioChip implements GpioChip {
 
   level(name: string | number): boolean {
     return this.#line(name).level;
+  }
+
+  /** How the line's output drives it (undefined if it was never an output). */
+  driveMode(name: string | number): GpioDrive | undefined {
+    return this.#line(name).drive;
   }
 
   /** Every level the line took, oldest first. */

@@ -58,7 +58,7 @@ export const PICO: I2cHardwareProfile = {
   txFifo: 16,
   rxFifo: 16,
   clockStretch: true,
-  maxStretchMs: 100,
+  maxStretchMs: 50, // BRIDGE_MAX_STRETCH_MS of the bridge firmware (hil/bridge/rp2040/bridge_core.h)
   stagingLatencyMs: 2,
   underrun: 0xff,
   busHz: 100_000,

@@ -43,7 +43,7 @@ export class PigpiodClient {
       socket.once("error", (error) =>
         reject(
           new Error(
-            `cannot reach pigpiod at ${host}:${port} (${error.message}); is \`sudo pigpiod\` running?`,
+            `pigpiod is not answering at ${host}:${port} (${(error as NodeJS.ErrnoException).code ?? error.message}): start it (sudo systemctl enable --now pigpiod), or choose another I2C backend (--i2c rp2040:DEVICE or --i2c none)`,
           ),
         ),
       );

@@ -1,5 +1,5 @@
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { lstatSync, unlinkSync } from "node:fs";
+import { existsSync, lstatSync, readlinkSync, unlinkSync } from "node:fs";
 
 /**
  * A virtual serial device for host programs: socat creates a pty, links it at `path`, and
@@ -31,6 +31,11 @@ export class PtyBridge {
     if (!PtyBridge.available()) {
       throw new Error(
         "--pty needs socat to create the virtual serial device: install it (apt-get install socat)",
+      );
+    }
+    if (inUse(path)) {
+      throw new Error(
+        `${path} is in use: another cardsim (or socat) serves a device there; stop it, or choose another --pty PATH`,
       );
     }
     removeStaleLink(path);
@@ -85,6 +90,20 @@ export class PtyBridge {
     }
     removeStaleLink(this.path);
   }
+}
+
+/**
+ * True when `path` is something other than a stale link: a link to a pty that still exists (its
+ * owner is running), or a file or device that is not a link at all.
+ */
+function inUse(path: string): boolean {
+  try {
+    if (!lstatSync(path).isSymbolicLink()) return true;
+  } catch {
+    return false;
+  }
+  const target = readlinkSync(path);
+  return target.startsWith("/dev/pts/") && existsSync(target);
 }
 
 function removeStaleLink(path: string): void {

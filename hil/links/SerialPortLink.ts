@@ -24,11 +24,7 @@ export class SerialPortLink implements ByteLink {
     const { path, baudRate } = parseSerialSpec(spec);
     return new Promise((resolve, reject) => {
       const port = new SerialPort({ path, baudRate, autoOpen: false });
-      port.open((error) =>
-        error
-          ? reject(new Error(`cannot open ${path}: ${error.message}`))
-          : resolve(new SerialPortLink(port)),
-      );
+      port.open((error) => (error ? reject(openFailure(path, error)) : resolve(new SerialPortLink(port))));
     });
   }
 
@@ -50,4 +46,20 @@ export class SerialPortLink implements ByteLink {
       this.#port.close(() => resolve());
     });
   }
+}
+
+/** Why a device did not open, in words that say what to do. */
+function openFailure(path: string, error: Error): Error {
+  const text = error.message;
+  if (/cannot lock port|resource temporarily unavailable/i.test(text))
+    return new Error(`${path} is in use by another program (another cardsim, a terminal): stop it first`);
+  if (/no such file or directory|ENOENT/i.test(text))
+    return new Error(
+      `there is no device ${path}: check its name (ls /dev/tty*; a USB adapter may have moved)`,
+    );
+  if (/permission denied|EACCES/i.test(text))
+    return new Error(
+      `no permission to open ${path}: join the dialout group (sudo usermod -aG dialout $USER) and log in again`,
+    );
+  return new Error(`cannot open ${path}: ${text}`);
 }

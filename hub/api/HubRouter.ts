@@ -27,6 +27,11 @@ export interface AccountContext extends PublicContext {
   readonly principal: Principal;
 }
 
+/** A staff route's context: the caller is a user with the staff flag. */
+export interface StaffContext extends AccountContext {
+  readonly principal: Extract<Principal, { kind: "user" }>;
+}
+
 export interface ProjectContext extends AccountContext {
   readonly project: ProjectRecord;
   readonly role: ProjectRole;
@@ -43,7 +48,8 @@ type Result = unknown;
 export type RoleRule = ProjectRole | ((query: QueryReader) => ProjectRole);
 
 /** Who may call a route: anyone, any authenticated caller, or one with a role in the path's project. */
-type Access = { kind: "public" } | { kind: "account" } | { kind: "project"; role: RoleRule };
+type Access =
+  { kind: "public" } | { kind: "account" } | { kind: "staff" } | { kind: "project"; role: RoleRule };
 
 /** What the access checks found: nothing (public), the caller, or the caller with its project and role. */
 type Granted = Partial<Omit<ProjectContext, keyof PublicContext>>;
@@ -56,7 +62,8 @@ interface RouteOptions {
 /**
  * Declares routes with their access rule. Order of checks, the same for every route:
  * authentication (401), the project named in the path (404), the billing account's rate limit
- * (429), the caller's role in the project (403), then the handler.
+ * (429), the caller's role in the project (403), then the handler. A request is counted against
+ * the limit only once it passed them all.
  */
 export class HubRouter {
   constructor(
@@ -87,6 +94,16 @@ export class HubRouter {
     options?: RouteOptions,
   ): void {
     this.#route(method, url, { kind: "account" }, handler, options);
+  }
+
+  /** A route for the service's staff (global descriptions' writes); anyone else gets 403, uncounted. */
+  staff(
+    method: HTTPMethods,
+    url: string,
+    handler: (ctx: StaffContext) => Promise<Result>,
+    options?: RouteOptions,
+  ): void {
+    this.#route(method, url, { kind: "staff" }, handler, options);
   }
 
   /**
@@ -135,16 +152,22 @@ export class HubRouter {
   async #admit(request: FastifyRequest, access: Access): Promise<Granted> {
     if (access.kind === "public") return {};
     const principal = await this.services.auth.authenticate(request.headers);
-    if (access.kind === "account") {
-      await this.#limit(await this.#homeAccount(principal));
+    if (access.kind === "account" || access.kind === "staff") {
+      const home = await this.#homeAccount(principal);
+      this.#check(home);
+      if (access.kind === "staff" && (principal.kind !== "user" || !principal.staff))
+        throw errors.staffOnly();
+      this.services.limiter.record(home);
       return { principal };
     }
     const params = (request.params ?? {}) as Record<string, string>;
     const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
-    await this.#limit(project.orgUid);
+    this.#check(project.orgUid);
     const needed = typeof access.role === "function" ? access.role(this.#query(request)) : access.role;
     const have = await this.services.auth.roleIn(principal, project.uid);
+    // A caller refused for its role (or for not being in the project) costs the project nothing.
     if (!roleAtLeast(have, needed)) throw errors.roleTooLow(needed, have);
+    this.services.limiter.record(project.orgUid);
     return { principal, project, role: have! };
   }
 
@@ -189,8 +212,9 @@ export class HubRouter {
     return orgs[0]?.org.uid ?? `user:${principal.userUid}`;
   }
 
-  async #limit(account: string): Promise<void> {
-    const decision = this.services.limiter.take(account);
+  /** Refuses with 429 when `account` is over its limit; counts nothing. */
+  #check(account: string): void {
+    const decision = this.services.limiter.check(account);
     if (!decision.allowed) {
       const limits = this.services.limiter.limits;
       const limit = limits ? (decision.window === "day" ? limits.perDay : limits.perMinute) : 0;

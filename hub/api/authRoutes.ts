@@ -14,7 +14,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** `POST /auth/login` and `POST /oauth2/token`. */
 export function registerAuthRoutes(router: HubRouter): void {
-  const { store, ids } = router.services;
+  const { store, ids, logins } = router.services;
 
   router.public("POST", "/auth/login", async (ctx) => {
     const body = ctx.body();
@@ -23,10 +23,17 @@ export function registerAuthRoutes(router: HubRouter): void {
     if (typeof username !== "string" || typeof password !== "string" || username === "" || password === "") {
       throw errors.loginFieldsRequired();
     }
+    // After repeated failures a username waits before any password is checked again.
+    const wait = logins.wait(username);
+    if (wait > 0) throw errors.loginThrottled(Math.ceil(wait / 1000));
     const user = await store.accounts.getUserByUsername(username);
     // An unknown user costs the same scrypt work as a wrong password.
     const ok = await verifyPassword(password, user?.passwordHash ?? UNUSABLE_PASSWORD_HASH);
-    if (!user || !ok) throw errors.loginFailed();
+    if (!user || !ok) {
+      logins.failed(username);
+      throw errors.loginFailed();
+    }
+    logins.succeeded(username);
     const secret = newSecret("cardsim_session");
     await store.credentials.createToken({
       uid: ids.uuid(),

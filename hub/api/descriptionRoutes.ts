@@ -60,8 +60,7 @@ export function registerDescriptionRoutes(router: HubRouter): void {
     return Buffer.from(found.content.buffer, found.content.byteOffset, found.content.byteLength);
   });
 
-  router.account("DELETE", "/v1/description/:descriptionName", async (ctx) => {
-    if (ctx.principal.kind !== "user" || !ctx.principal.staff) throw errors.staffOnly();
+  router.staff("DELETE", "/v1/description/:descriptionName", async (ctx) => {
     const name = ctx.params.descriptionName!;
     checkName(name);
     if (!(await store.descriptions.delete(name))) throw errors.descriptionNotFound(name);
@@ -77,11 +76,10 @@ export function registerDescriptionRoutes(router: HubRouter): void {
       { parseAs: "buffer", bodyLimit: MAX_DESCRIPTION_BYTES },
       (_req, body, done) => done(null, body),
     );
-    router.within(scope).account(
+    router.within(scope).staff(
       "POST",
       "/v1/description/:descriptionName",
       async (ctx) => {
-        if (ctx.principal.kind !== "user" || !ctx.principal.staff) throw errors.staffOnly();
         const name = ctx.params.descriptionName!;
         checkName(name);
         const content = Buffer.isBuffer(ctx.request.body) ? ctx.request.body : Buffer.alloc(0);

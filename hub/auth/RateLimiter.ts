@@ -1,12 +1,16 @@
 import type { Clock } from "../../core/Clock.js";
 
-/** Requests allowed per billing account; the spec's defaults are 7 a minute and 10,200 a day. */
+/** Requests allowed per billing account. */
 export interface RateLimits {
   perMinute: number;
   perDay: number;
 }
 
-export const DEFAULT_RATE_LIMITS: RateLimits = { perMinute: 7, perDay: 10_200 };
+/**
+ * The hosted service's limits (the spec: 7 a minute and 10,200 a day per billing account). The
+ * local hub has none unless asked (`--rate-limit hosted`): a developer's script must not stall.
+ */
+export const HOSTED_RATE_LIMITS: Readonly<RateLimits> = { perMinute: 7, perDay: 10_200 };
 
 export type RateDecision =
   { allowed: true } | { allowed: false; retryAfterSeconds: number; window: "minute" | "day" };
@@ -66,7 +70,8 @@ class SlidingWindow {
 
 /**
  * Per-account request limits on the injected clock. Windows slide: a minute in one-second
- * buckets and a day in one-minute buckets. Refused requests are not counted. State lives in
+ * buckets and a day in one-minute buckets. Refused requests are not counted (neither those over
+ * the limit nor, through check/record, those refused for the caller's role). State lives in
  * memory, so it starts afresh when the hub restarts.
  */
 export class RateLimiter {
@@ -86,15 +91,18 @@ export class RateLimiter {
 
   /** Counts one request of `account` if it is within the limits. */
   take(account: string): RateDecision {
+    const decision = this.check(account);
+    if (decision.allowed) this.record(account);
+    return decision;
+  }
+
+  /**
+   * Whether one more request of `account` is within the limits, without counting it: a request
+   * refused for another reason afterwards (the caller's role) is then never counted.
+   */
+  check(account: string): RateDecision {
     if (!this.limits) return { allowed: true };
-    let windows = this.#accounts.get(account);
-    if (!windows) {
-      windows = {
-        minute: new SlidingWindow(this.limits.perMinute, 60_000, 1_000),
-        day: new SlidingWindow(this.limits.perDay, 86_400_000, 60_000),
-      };
-      this.#accounts.set(account, windows);
-    }
+    const windows = this.#windows(account, this.limits);
     const now = this.clock.now();
     const minuteWait = windows.minute.wait(now);
     const dayWait = windows.day.wait(now);
@@ -106,21 +114,44 @@ export class RateLimiter {
         window,
       };
     }
+    return { allowed: true };
+  }
+
+  /** Counts one request of `account` (after `check` allowed it). */
+  record(account: string): void {
+    if (!this.limits) return;
+    const windows = this.#windows(account, this.limits);
+    const now = this.clock.now();
     windows.minute.record(now);
     windows.day.record(now);
-    return { allowed: true };
+  }
+
+  #windows(account: string, limits: RateLimits): { minute: SlidingWindow; day: SlidingWindow } {
+    let windows = this.#accounts.get(account);
+    if (!windows) {
+      windows = {
+        minute: new SlidingWindow(limits.perMinute, 60_000, 1_000),
+        day: new SlidingWindow(limits.perDay, 86_400_000, 60_000),
+      };
+      this.#accounts.set(account, windows);
+    }
+    return windows;
   }
 }
 
-/** Parses `off` or `7/min,10200/day` (either part may be left out; the other keeps its default). */
+/**
+ * Parses `off`, `hosted` (the hosted service's limits) or `7/min,10200/day` (either part may be
+ * left out; the other keeps the hosted value).
+ */
 export function parseRateLimits(text: string): RateLimits | false {
   const trimmed = text.trim().toLowerCase();
   if (trimmed === "off" || trimmed === "none" || trimmed === "0") return false;
-  const limits = { ...DEFAULT_RATE_LIMITS };
+  if (trimmed === "hosted") return { ...HOSTED_RATE_LIMITS };
+  const limits = { ...HOSTED_RATE_LIMITS };
   for (const part of trimmed.split(",")) {
     const m = /^(\d+)\s*\/\s*(min|minute|day)$/.exec(part.trim());
     if (!m || Number(m[1]) < 1) {
-      throw new Error(`rate limit "${part.trim()}" is not N/min or N/day (or "off")`);
+      throw new Error(`rate limit "${part.trim()}" is not N/min or N/day (or "hosted" or "off")`);
     }
     if (m[2] === "day") limits.perDay = Number(m[1]);
     else limits.perMinute = Number(m[1]);

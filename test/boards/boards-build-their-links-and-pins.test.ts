@@ -60,6 +60,9 @@ describe("buildBoard", () => {
     const host = noteI2cHost(rig.simBus!, clock);
     expect(await host.request('{"req":"card.attn","mode":"arm"}')).toBe("{}\r\n");
     expect(chip.level("GPIO17")).toBe(false);
+    // RESET is open-drain: the rig only pulls it LOW, never fights the host's own reset circuit.
+    expect(chip.driveMode("GPIO27")).toBe("open-drain");
+    expect(chip.driveMode("GPIO17")).toBe("push-pull");
     const pulse = rig.hostReset.pulse(5);
     expect(chip.level("GPIO27")).toBe(false);
     await clock.advance(5);

@@ -66,9 +66,54 @@ describe("cardsim module --tcp", () => {
     const bad = await runCli(["req", "--tcp", `${tcp.host}:${tcp.port}`, '{"req":"nope"}']);
     expect(bad.code).toBe(1);
     expect(bad.stdout).toMatch(/\{not-supported\}/);
+    // Arguments the module ignored reach the person who sent them, on stderr.
+    const typo = await runCli([
+      "req",
+      "--tcp",
+      `${tcp.host}:${tcp.port}`,
+      '{"req":"note.add","file":"a.qo","body":{"t":1},"snyc":true}',
+    ]);
+    expect(typo).toMatchObject({
+      code: 0,
+      stdout: '{"total":1}\n',
+      stderr: "warning: note.add ignored unrecognized argument(s): snyc\n",
+    });
     const notJson = await runCli(["req", "--tcp", `${tcp.host}:${tcp.port}`, "{oops"]);
     expect(notJson.code).not.toBe(0);
     expect(notJson.stderr).toMatch(/not JSON/);
+  });
+});
+
+describe("cardsim module's console", () => {
+  it("--trace prints each request and reply as readable lines; --log-format json prints JSON lines", async () => {
+    for (const format of ["pretty", "json"]) {
+      const cli = startCli([
+        "module",
+        "--tcp",
+        "127.0.0.1:0",
+        "--no-flash",
+        "--trace",
+        "--log-format",
+        format,
+      ]);
+      const m = await cli.waitFor(/tcp\s+(\S+):(\d+)/);
+      await runCli(["req", "--tcp", `${m[1]}:${m[2]}`, '{"req":"echo","text":"hi"}']);
+      expect(await cli.stop("SIGINT")).toBe(0);
+      const lines = cli.stderr().trimEnd().split("\n");
+      if (format === "pretty") {
+        expect(lines).toContainEqual(
+          expect.stringMatching(
+            /^\[\d\d:\d\d:\d\d\.\d{3}\] INFO \(module\): > \{"req":"echo","text":"hi"\}$/,
+          ),
+        );
+        expect(lines).toContainEqual(expect.stringMatching(/INFO \(module\): < \{"text":"hi"\}$/));
+      } else {
+        const entries = lines.map((l) => JSON.parse(l) as { msg: string });
+        expect(entries.map((e) => e.msg)).toEqual(
+          expect.arrayContaining(['> {"req":"echo","text":"hi"}', '< {"text":"hi"}']),
+        );
+      }
+    }
   });
 });
 
@@ -111,6 +156,28 @@ describe.skipIf(!PtyBridge.available())("cardsim module --pty", () => {
   it("cardsim req --serial talks to it", async () => {
     const r = await runCli(["req", "--serial", join(dir, "ttyNOTE"), '{"req":"echo","text":"via req"}']);
     expect(r).toMatchObject({ code: 0, stdout: '{"text":"via req"}\n' });
+  });
+
+  it("a second module as a serial device claims no TCP port (README: while npm start runs)", async () => {
+    // Hold the default TCP port the way a running `npm start` does (if nothing else holds it).
+    const { createServer } = await import("node:net");
+    const holder = createServer();
+    await new Promise<void>((resolve) => {
+      holder.once("error", () => resolve());
+      holder.listen(9600, "127.0.0.1", () => resolve());
+    });
+    const second = startCli(["module", "--pty", join(dir, "ttySecond"), "--no-flash", "--log-level", "warn"]);
+    try {
+      await second.waitFor(/pty\s+/);
+      expect(second.stdout()).not.toMatch(/\btcp\b/);
+      const r = await runCli(["req", "--serial", join(dir, "ttySecond"), '{"req":"echo","text":"second"}']);
+      expect(r).toMatchObject({ code: 0, stdout: '{"text":"second"}\n' });
+      expect(await second.stop("SIGINT")).toBe(0);
+      expect(second.stdout()).toMatch(/^cardsim module: stopped module dev:\d+; it ran on memory only/m);
+    } finally {
+      await second.stop();
+      await new Promise((resolve) => holder.close(resolve));
+    }
   });
 
   it("removes the device when the module stops", async () => {

@@ -1,8 +1,8 @@
-// This file is the worked example of docs/harness.md, verbatim: keep the two in step.
+// This file is the worked example of docs/harness.md, verbatim: keep the two in step (a test
+// checks it). It imports what a firmware team imports once cardsim is installed; in this
+// repository vitest.config.ts and tsconfig.json map `cardsim/harness` to harness/index.ts.
 import { expect, it } from "vitest";
-import { parseCapture } from "../../harness/capture/parseCapture.js";
-import { replayHostTraffic } from "../../harness/capture/replayHostTraffic.js";
-import { Scenario } from "../../harness/Scenario.js";
+import { parseCapture, replayHostTraffic, Scenario } from "cardsim/harness";
 
 it("a host picks up a new reporting interval from the hub over a noisy 9600-baud link", async () => {
   // A module on a virtual clock, wired to its host by a 9600-baud serial link that flips a bit

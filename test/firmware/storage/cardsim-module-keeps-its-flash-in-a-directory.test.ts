@@ -33,7 +33,7 @@ describe("cardsim module --flash", () => {
     const device = /module (dev:\d{15})/.exec(first.cli.stdout())![1];
 
     const second = await runCli(["module", "--tcp", "127.0.0.1:0", "--dir", dir]);
-    expect(second.code).toBe(1);
+    expect(second.code).toBe(2);
     expect(second.stderr).toMatch(/^cardsim module: flash directory .*flash is in use by process \d+/);
 
     expect(await first.cli.stop("SIGTERM")).toBe(0);
@@ -54,7 +54,7 @@ describe("cardsim module --flash", () => {
     await (await import("node:fs/promises")).mkdir(dir, { recursive: true });
     await writeFile(join(dir, "flash.json"), encodeSuperblock({ version: 9, capacity: 1 << 20 }));
     const run = await runCli(["module", "--tcp", "127.0.0.1:0", "--flash", dir]);
-    expect(run.code).toBe(1);
+    expect(run.code).toBe(2);
     expect(run.stderr).toMatch(
       /^cardsim module: this flash was written by a newer cardsim: flash.json has storage format version 9/,
     );
@@ -86,13 +86,13 @@ describe("cardsim flash inspect", () => {
   it("says clearly when there is no flash to inspect", async () => {
     const missing = await runCli(["flash", "inspect", join(root, "nothing-here")]);
     expect(missing).toMatchObject({
-      code: 1,
+      code: 2,
       stderr: expect.stringMatching(/no flash directory at .*nothing-here/),
     });
     const empty = join(root, "empty");
     await (await import("node:fs/promises")).mkdir(empty);
     const none = await runCli(["flash", "inspect", empty]);
-    expect(none).toMatchObject({ code: 1, stderr: expect.stringMatching(/holds no cardsim flash/) });
+    expect(none).toMatchObject({ code: 2, stderr: expect.stringMatching(/holds no cardsim flash/) });
   });
 });
 

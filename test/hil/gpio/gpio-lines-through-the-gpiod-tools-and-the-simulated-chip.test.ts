@@ -91,6 +91,28 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
     }
   });
 
+  it("drives an open-drain output with --drive=open-drain (the host's RESET line)", async () => {
+    const fake = await fakeGpiodTools(version);
+    const chip = new GpiodToolsChip({ toolsDir: fake.dir });
+    const reset = await chip.output("GPIO27", { initial: true, drive: "open-drain", consumer: "reset" });
+    const sets = async () =>
+      (await fake.calls()).filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
+    await until(async () => (await sets()).length === 1, "the holder");
+    await reset.release();
+    expect(await sets()).toEqual([
+      version === 1
+        ? "gpioset --mode=signal --drive=open-drain gpiochip0 27=1"
+        : "gpioset --drive=open-drain -C reset GPIO27=1",
+    ]);
+  });
+
+  it("says in one line what to install when the tools are missing", async () => {
+    const chip = new GpiodToolsChip({ toolsDir: "/nonexistent-gpiod-tools" });
+    await expect(chip.output("GPIO17")).rejects.toThrow(
+      /the gpiod tools are missing \(no gpioset in \/nonexistent-gpiod-tools\): install them \(sudo apt-get install gpiod\)/,
+    );
+  });
+
   it("reads an input's level with gpioget and its edges from gpiomon", async () => {
     const fake = await fakeGpiodTools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir, chip: "gpiochip0" });

@@ -59,7 +59,9 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
   });
 
   it("fails to open a device that is not there with a clear message", async () => {
-    await expect(SerialPortLink.open(join(dir, "nothing"))).rejects.toThrow(/cannot open .*nothing/);
+    await expect(SerialPortLink.open(join(dir, "nothing"))).rejects.toThrow(
+      /^there is no device .*nothing: check its name/,
+    );
   });
 
   it("serves a module on the device, and opens it again after it went away and came back", async () => {

@@ -1,0 +1,40 @@
+// `cardsim/harness`: scenarios on the module's clock for a firmware team's own test suite (see
+// docs/harness.md), the host emulators, the fake clock, capture and replay.
+
+export { Scenario, ScenarioFailure, type ScenarioOptions, type ScenarioSerialOptions } from "./Scenario.js";
+export { ScenarioTimeout } from "./TimeDriver.js";
+export type { HostLine, HostLineKind } from "./HostTraffic.js";
+export type { NoteCHostOptions, ScenarioHost } from "./ScenarioHost.js";
+export type { WorldAction } from "./WorldAction.js";
+export type { PacingRule, WireLine } from "./SegmentPacing.js";
+
+// Host emulators: note-c over serial or I2C.
+export { NoteCHost, HostRestarted, type HostEvent } from "./host/NoteCHost.js";
+export { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";
+export { SerialHostTransport, type SerialHostTransportOptions } from "./host/SerialHostTransport.js";
+export { I2cHostTransport } from "./host/I2cHostTransport.js";
+export { HostIoError, type HostTransport } from "./host/HostTransport.js";
+
+// Clocks.
+export { FakeClock } from "../runtime/FakeClock.js";
+export { SystemClock } from "../runtime/SystemClock.js";
+export type { Clock } from "../core/Clock.js";
+
+// Capture and replay.
+export { LinkCapture } from "../hil/capture/LinkCapture.js";
+export { parseCapture, type ParsedCapture } from "./capture/parseCapture.js";
+export { replayHostTraffic, type ReplayResult } from "./capture/replayHostTraffic.js";
+export { describeDifferences, type LineDifference } from "./capture/lineDiff.js";
+export { CapturedModule } from "./capture/CapturedModule.js";
+export { CapturedI2cModule } from "./capture/CapturedI2cModule.js";
+
+// Links, impairments, buses and boards for scenarios of one's own.
+export { MemoryLink } from "../hil/links/MemoryLink.js";
+export { StagedLink, type StagedLinkOptions } from "../hil/links/StagedLink.js";
+export type { ByteLink } from "../hil/links/ByteLink.js";
+export type { ImpairmentSpec, LinkImpairmentSpec } from "../hil/impair/Impairments.js";
+export { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
+export type { I2cController } from "../hil/i2c/I2cController.js";
+export { SimGpioChip } from "../hil/gpio/SimGpioChip.js";
+export { buildBoard, type BoardRig, type BoardRigOptions } from "../boards/buildBoard.js";
+export { SimulatedModule } from "../runtime/SimulatedModule.js";

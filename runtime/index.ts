@@ -1,0 +1,51 @@
+// The package's main entry, `cardsim`: a hub, a module, both together, and the module's ports.
+// Scenarios for tests are in `cardsim/harness`.
+
+export { startLocal, type LocalSetup, type StartLocalOptions } from "./startLocal.js";
+export {
+  DEFAULT_LISTEN,
+  DEFAULT_TLS_LISTEN,
+  startHub,
+  type HubCredentials,
+  type RunningHub,
+  type StartHubOptions,
+} from "./startHub.js";
+export { HOSTED_RATE_LIMITS, parseRateLimits, type RateLimits } from "../hub/auth/RateLimiter.js";
+export type { HubServices } from "../hub/HubServices.js";
+
+export {
+  SimulatedModule,
+  type PowerOff,
+  type SimulatedModuleEvents,
+  type SimulatedModuleOptions,
+} from "./SimulatedModule.js";
+export { Module, type ModuleOptions } from "../firmware/Module.js";
+export { VARIANTS, resolveVariant, type Variant, type VariantName } from "../firmware/Variant.js";
+export { ModuleLinkServer, attachSerialLink } from "../hil/ModuleLinkServer.js";
+export { HostLineClient } from "../hil/HostLineClient.js";
+export { openFlashStore } from "../hil/storage/openFlashStore.js";
+export { I2cTarget } from "../firmware/host/I2cTarget.js";
+export { SerialSession, type LineHandler } from "../firmware/host/SerialSession.js";
+
+// Ports: what a module receives from outside, and the implementations that come with it.
+export type { Clock, TimerHandle } from "../core/Clock.js";
+export { SystemClock } from "./SystemClock.js";
+export { FakeClock } from "./FakeClock.js";
+export type { Random } from "../core/Random.js";
+export { SeededRandom } from "../core/SeededRandom.js";
+export type { Crypto, KeyPair } from "../core/Crypto.js";
+export { SeededCrypto } from "../core/SeededCrypto.js";
+export { WebCryptoCrypto } from "./WebCryptoCrypto.js";
+export type { KvStore } from "../firmware/storage/KvStore.js";
+export { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
+export { SimPowerSource, type PowerSource } from "../firmware/PowerSource.js";
+export {
+  SimRadioConditions,
+  type RadioConditions,
+  type RadioState,
+} from "../firmware/radio/RadioConditions.js";
+export { HubLinkError, type HubLink } from "../firmware/radio/HubLink.js";
+export type { AttnPin } from "../firmware/attn/AttnPin.js";
+export type { Surroundings } from "../firmware/world/Surroundings.js";
+export { MemoryLog, silentLog, type ModuleLog } from "../firmware/ModuleLog.js";
+export type { ByteLink } from "../hil/links/ByteLink.js";
