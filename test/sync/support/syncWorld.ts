@@ -1,0 +1,126 @@
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JsonObject } from "../../../core/json.js";
+import { SeededRandom } from "../../../core/SeededRandom.js";
+import { SimHubLink } from "../../../firmware/radio/SimHubLink.js";
+import { HubIds } from "../../../hub/HubIds.js";
+import type { HubServices } from "../../../hub/HubServices.js";
+import type { DeviceRecord, EventRecord } from "../../../hub/store/records.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
+import { SimulatedModule, type SimulatedModuleOptions } from "../../../runtime/SimulatedModule.js";
+import { startHub, type RunningHub } from "../../../runtime/startHub.js";
+
+export type Transport = "in-process" | "https";
+/** Every sync test runs over both: the very same hub code, with sockets and without. */
+export const TRANSPORTS: readonly Transport[] = ["in-process", "https"];
+
+/**
+ * A hub and modules linked to it, on one fake clock: in process (the module's link calls the
+ * hub's sync service; `link` lets a test drop messages), or over HTTPS on loopback (the hub's own
+ * CA; real sockets, the same clock).
+ */
+export class SyncWorld {
+  readonly modules: SimulatedModule[] = [];
+  /** The simulated links of in-process modules, by module (to arm faults). */
+  readonly links = new Map<SimulatedModule, SimHubLink>();
+
+  private constructor(
+    readonly transport: Transport,
+    readonly clock: FakeClock,
+    readonly hub: RunningHub,
+    readonly dir: string,
+  ) {}
+
+  static async start(transport: Transport, options: { seed?: number } = {}): Promise<SyncWorld> {
+    const dir = await mkdtemp(join(tmpdir(), "cardsim-sync-"));
+    const clock = new FakeClock();
+    const hub = await startHub({
+      dir,
+      listen: "127.0.0.1:0",
+      tlsListen: transport === "https" ? "127.0.0.1:0" : false,
+      clock,
+      ids: new HubIds(new SeededRandom(options.seed ?? 11)),
+      rateLimits: false,
+    });
+    return new SyncWorld(transport, clock, hub, dir);
+  }
+
+  get services(): HubServices {
+    return this.hub.services;
+  }
+
+  get projectUid(): string {
+    return this.hub.credentials.project_uid;
+  }
+
+  get productUid(): string {
+    return this.hub.credentials.product_uid;
+  }
+
+  /** A module linked to this hub (the hub's product by default). */
+  async module(
+    options: Partial<SimulatedModuleOptions> & { seed?: number | string } = {},
+  ): Promise<SimulatedModule> {
+    const product = this.productUid;
+    let link: SimHubLink | undefined;
+    const hub: SimulatedModuleOptions["hub"] =
+      this.transport === "https"
+        ? { url: this.hub.tlsUrl!, ca: this.hub.credentials.ca_cert!, product }
+        : {
+            link: (link = new SimHubLink((request) => this.services.sync.handle(request, { secure: true }), {
+              clock: this.clock,
+            })),
+            product,
+          };
+    const sim = await SimulatedModule.boot({
+      clock: this.clock,
+      seed: options.seed ?? this.modules.length + 1,
+      timeKnown: true,
+      hub,
+      ...options,
+    });
+    this.modules.push(sim);
+    if (link) this.links.set(sim, link);
+    return sim;
+  }
+
+  /** Sends a request to a module, failing on an error reply. */
+  async req(sim: SimulatedModule, request: JsonObject): Promise<JsonObject> {
+    const reply = await sim.module.request(request);
+    if (!reply) throw new Error("no reply");
+    if (typeof reply["err"] === "string") throw new Error(`${String(request["req"])}: ${reply["err"]}`);
+    return reply;
+  }
+
+  /** Asks the module for a sync and waits until it is over (the engine settles; the clock stays). */
+  async sync(sim: SimulatedModule, options: { in?: boolean; out?: boolean } = {}): Promise<JsonObject> {
+    await this.req(sim, { req: "hub.sync", ...options });
+    await sim.module.sync.idle();
+    return this.req(sim, { req: "hub.sync.status" });
+  }
+
+  /** The module's device record on the hub. */
+  async device(sim: SimulatedModule): Promise<DeviceRecord> {
+    const device = await this.services.store.devices.getDevice(sim.module.deviceUid);
+    if (!device) throw new Error(`the hub has no device ${sim.module.deviceUid}`);
+    return device;
+  }
+
+  /** The module's events on the hub in the order it stored them (system notefiles only when asked). */
+  async events(sim: SimulatedModule, options: { system?: boolean } = {}): Promise<EventRecord[]> {
+    const page = await this.services.store.telemetry.listEvents(
+      this.projectUid,
+      { deviceUids: [sim.module.deviceUid] },
+      { by: "modified", descending: false },
+      { offset: 0, limit: 10_000 },
+    );
+    return page.items.filter((e) => options.system || !e.file.startsWith("_"));
+  }
+
+  async close(): Promise<void> {
+    for (const sim of this.modules) await sim.close();
+    await this.hub.close();
+    await rm(this.dir, { recursive: true, force: true });
+  }
+}
