@@ -3,7 +3,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { JsonObject } from "../../../core/json.js";
 import { SeededRandom } from "../../../core/SeededRandom.js";
+import { FaultyHubLink } from "../../../firmware/radio/FaultyHubLink.js";
+import type { HubLink } from "../../../firmware/radio/HubLink.js";
 import { SimHubLink } from "../../../firmware/radio/SimHubLink.js";
+import { HttpsHubLink } from "../../../runtime/HttpsHubLink.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import type { HubServices } from "../../../hub/HubServices.js";
 import type { DeviceRecord, EventRecord } from "../../../hub/store/records.js";
@@ -22,8 +25,9 @@ export const TRANSPORTS: readonly Transport[] = ["in-process", "https"];
  */
 export class SyncWorld {
   readonly modules: SimulatedModule[] = [];
-  /** The simulated links of in-process modules, by module (to arm faults). */
-  readonly links = new Map<SimulatedModule, SimHubLink>();
+  /** Each module's link, to arm faults (in process and over HTTPS alike). */
+  readonly links = new Map<SimulatedModule, FaultyHubLink>();
+  readonly #https: HttpsHubLink[] = [];
 
   private constructor(
     readonly transport: Transport,
@@ -63,16 +67,18 @@ export class SyncWorld {
     options: Partial<SimulatedModuleOptions> & { seed?: number | string } = {},
   ): Promise<SimulatedModule> {
     const product = this.productUid;
-    let link: SimHubLink | undefined;
-    const hub: SimulatedModuleOptions["hub"] =
-      this.transport === "https"
-        ? { url: this.hub.tlsUrl!, ca: this.hub.credentials.ca_cert!, product }
-        : {
-            link: (link = new SimHubLink((request) => this.services.sync.handle(request, { secure: true }), {
-              clock: this.clock,
-            })),
-            product,
-          };
+    let inner: HubLink;
+    if (this.transport === "https") {
+      const https = new HttpsHubLink({ url: this.hub.tlsUrl!, ca: this.hub.credentials.ca_cert! });
+      this.#https.push(https);
+      inner = https;
+    } else {
+      inner = new SimHubLink((request) => this.services.sync.handle(request, { secure: true }), {
+        clock: this.clock,
+      });
+    }
+    const link = new FaultyHubLink(inner);
+    const hub: SimulatedModuleOptions["hub"] = { link, product };
     const sim = await SimulatedModule.boot({
       clock: this.clock,
       seed: options.seed ?? this.modules.length + 1,
@@ -81,7 +87,7 @@ export class SyncWorld {
       ...options,
     });
     this.modules.push(sim);
-    if (link) this.links.set(sim, link);
+    this.links.set(sim, link);
     return sim;
   }
 
@@ -120,6 +126,7 @@ export class SyncWorld {
 
   async close(): Promise<void> {
     for (const sim of this.modules) await sim.close();
+    for (const https of this.#https) https.close();
     await this.hub.close();
     await rm(this.dir, { recursive: true, force: true });
   }
