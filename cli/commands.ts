@@ -6,6 +6,7 @@ import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
 import { registerSelftestCommand } from "./selftest.js";
 import { registerUpCommand } from "./up.js";
+import { registerWorldCommand } from "./world.js";
 
 /** Every subcommand; each file exports a function that adds itself to the program. */
 export const registrations: ((program: Command) => void)[] = [
@@ -16,4 +17,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerBoards,
   registerFlashCommand,
   registerSelftestCommand,
+  registerWorldCommand,
 ];

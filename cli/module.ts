@@ -11,7 +11,8 @@ import type { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
 import type { PtyBridge } from "../hil/links/PtyBridge.js";
 import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
-import type { SimulatedModule } from "../runtime/SimulatedModule.js";
+import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.js";
+import type { WorldControlServer } from "../runtime/WorldControlServer.js";
 import type { SystemClock } from "../runtime/SystemClock.js";
 import { listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
@@ -43,6 +44,21 @@ export interface ModuleCommandOptions extends FlashOptions, LogOptions {
   maxRequest?: number;
   strict?: boolean;
   trace?: boolean;
+  /** The hub to sync with (`https://HOST:PORT`, or `http://` on loopback). */
+  hub?: string;
+  /** The hub's CA certificate file (default: the one in D/credentials.json). */
+  hubCa?: string;
+  /** The ProductUID to sync with until the host sets one (default: D/credentials.json's). */
+  product?: string;
+  /** Where the module is (`LAT,LON`). */
+  location?: { lat: number; lon: number };
+  /** A GPX or NMEA track the module travels along, and its speed for a track without times. */
+  track?: string;
+  trackSpeed?: number;
+  /** Serve the world control API (`cardsim world`) on `HOST:PORT`. */
+  control?: { host: string; port: number };
+  /** `cardsim up`: the hub in this process the module syncs with (not a command-line option). */
+  linkedHub?: HubConnection;
 }
 
 export const DEFAULT_MODULE_TCP = "127.0.0.1:9600";
@@ -51,6 +67,10 @@ export const DEFAULT_MODULE_TCP = "127.0.0.1:9600";
 export interface RunningModule {
   readonly module: Module;
   readonly simulated: SimulatedModule;
+  /** Where the module syncs: a hub URL, "in process", or undefined without a hub. */
+  readonly hub?: string;
+  /** The world control API, with `--control`. */
+  readonly control?: WorldControlServer;
   /** The TCP line server, when the module serves one (`--tcp`, or no other link given). */
   readonly tcp?: ModuleLinkServer;
   readonly pty?: PtyBridge;
@@ -168,13 +188,26 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       rig = claimed;
       closers.push(() => claimed.close());
     }
+    const { World } = await import("../firmware/world/World.js");
+    const world = new World({ clock, ...(options.location ? { position: options.location } : {}) });
+    if (options.track) {
+      const track = await readTrack(options.track, options.trackSpeed);
+      world.playTrack(track);
+    }
+    const hub = options.linkedHub ?? (options.hub ? await hubConnection(options) : undefined);
     const store = await openModuleStore(options);
+    const flashDir = flashDirectory(options);
+    const images = flashDir
+      ? new (await import("../hil/storage/NodeFlashFs.js")).NodeFlashFs(flashDir)
+      : new (await import("../firmware/storage/flash/MemoryFlashFs.js")).MemoryFlashFs();
     const simulated = await SimulatedModule.boot({
       clock,
       random: () => randomFor(options.seed),
       // Keys from the operating system, unless the run is seeded to be repeatable.
       ...(options.seed === undefined ? { crypto: new WebCryptoCrypto() } : { seed: options.seed }),
-      flash: { store },
+      flash: { store, images },
+      world,
+      ...(hub ? { hub } : {}),
       ...(options.sku ? { variant: options.sku } : {}),
       log: pinoModuleLog(logger),
       timeKnown: options.timeKnown,
@@ -182,6 +215,7 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       strictArgs: options.strict,
       trace: options.trace,
       ...(rig ? { attnPin: rig.attnPin } : {}),
+      ...(rig && rig.board.name !== "virtual" ? { auxPins: rig.auxPins } : {}),
     }).catch(async (error: unknown) => {
       await store.close().catch(() => undefined);
       throw error;
@@ -242,10 +276,26 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       i2c = backend;
       closers.push(() => backend.close());
     }
+    let control: WorldControlServer | undefined;
+    if (options.control) {
+      const { WorldControlServer } = await import("../runtime/WorldControlServer.js");
+      const address = options.control;
+      const server = await WorldControlServer.listen(world, address.host, address.port).catch(
+        (error: unknown) => {
+          throw listenFailure(error, { flag: "--control", ...address });
+        },
+      );
+      control = server;
+      closers.push(() => server.close());
+    }
+    // A module with a hub opens a session when it starts, as the real one does at power-on.
+    if (hub) module.sync.request({ why: "boot" });
     logger.level = options.logLevel;
     return {
       module,
       simulated,
+      ...(hub ? { hub: "url" in hub ? hub.url : "in process" } : {}),
+      ...(control ? { control } : {}),
       tcp,
       pty,
       serial,
@@ -266,6 +316,9 @@ export function describeModule(running: RunningModule): string {
   if (tcp) lines.push(`  tcp  ${tcp.address.host}:${tcp.address.port}`);
   if (pty) lines.push(`  pty  ${pty.path}`);
   lines.push(`  flash ${flash ?? "(memory only)"}`);
+  lines.push(`  hub  ${running.hub ?? "none (--hub URL to sync)"}`);
+  if (running.control)
+    lines.push(`  control  ${running.control.address.host}:${running.control.address.port}`);
   if (running.serial) lines.push(`  serial  ${running.serial.path} @${running.serial.baudRate}`);
   if (running.i2c) lines.push(`  i2c  ${running.i2c.kind} (${running.i2c.profile.name}) at 0x17`);
   if (running.board) {
@@ -311,7 +364,21 @@ export function addModuleOptions(command: Command): Command {
     .option("--time-known", "start with the time set, as if the module had synced once")
     .option("--max-request <BYTES>", "longest request line accepted", parseInteger)
     .option("--strict", "answer unrecognized request arguments with an error instead of ignoring them")
-    .option("--trace", "print every request and reply");
+    .option("--trace", "print every request and reply")
+    .option("--hub <URL>", "sync with the hub at URL: https://HOST:PORT (plain http:// only on loopback)")
+    .option("--hub-ca <FILE>", "the hub's CA certificate (default: the one D/credentials.json names)")
+    .option(
+      "--product <UID>",
+      "the ProductUID to sync with until the host sets one (default: D/credentials.json's)",
+    )
+    .option("--location <LAT,LON>", "where the module is (its GPS finds it there)", parseLocation)
+    .option("--track <FILE>", "a GPX or NMEA track the module travels along, on its clock")
+    .option("--track-speed <M/S>", "speed along a track whose points have no times", parseFloatOption)
+    .option(
+      "--control <HOST:PORT>",
+      "serve the world control API there (cardsim world drives it)",
+      parseHostPort,
+    );
   return addLogOptions(withOptions);
 }
 
@@ -338,4 +405,76 @@ export function registerModuleCommand(program: Command): void {
     );
     process.stdout.write(describeModule(running) + "\n");
   });
+}
+
+/** `LAT,LON` in degrees. */
+export function parseLocation(value: string): { lat: number; lon: number } {
+  const match = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(value);
+  const lat = Number(match?.[1]);
+  const lon = Number(match?.[2]);
+  if (!match || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
+    throw new InvalidArgumentError(`expected LAT,LON in degrees (like 52.52,13.405), got "${value}"`);
+  }
+  return { lat, lon };
+}
+
+function parseFloatOption(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
+  return n;
+}
+
+/** A track file, read and checked; a bad file is the user's mistake, said in one line. */
+async function readTrack(path: string, speed: number | undefined) {
+  const [{ readFile }, { parseTrack }] = await Promise.all([
+    import("node:fs/promises"),
+    import("../firmware/world/parseTrack.js"),
+  ]);
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw new InvalidArgumentError(
+      `--track ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
+    );
+  }
+  try {
+    return parseTrack(text, speed !== undefined ? { speed } : {});
+  } catch (error) {
+    throw new InvalidArgumentError(`--track ${path}: ${(error as Error).message}`);
+  }
+}
+
+/** `--hub URL`: HTTPS to that hub, trusting its CA (from --hub-ca or D/credentials.json). */
+async function hubConnection(options: ModuleCommandOptions): Promise<HubConnection> {
+  const [{ readFile }, { join }, { parseHubUrl }] = await Promise.all([
+    import("node:fs/promises"),
+    import("node:path"),
+    import("../runtime/HttpsHubLink.js"),
+  ]);
+  const url = options.hub!;
+  try {
+    parseHubUrl(url);
+  } catch (error) {
+    throw new InvalidArgumentError(`--hub: ${(error as Error).message}`);
+  }
+  let credentials: { ca_cert?: string | null; product_uid?: string } = {};
+  try {
+    credentials = JSON.parse(
+      await readFile(join(options.dir, "credentials.json"), "utf8"),
+    ) as typeof credentials;
+  } catch {
+    // No local hub's credentials: --hub-ca and --product (or the host's hub.set product) say it.
+  }
+  const ca = options.hubCa ?? credentials.ca_cert ?? undefined;
+  const product = options.product ?? credentials.product_uid;
+  if (ca !== undefined) {
+    try {
+      await readFile(ca);
+    } catch {
+      throw new InvalidArgumentError(`--hub-ca ${ca}: cannot read the hub's CA certificate`);
+    }
+  }
+  return { url, ...(ca ? { ca } : {}), ...(product ? { product } : {}) };
 }

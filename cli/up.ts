@@ -1,7 +1,6 @@
 import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
-import type { RunningHub } from "../runtime/startHub.js";
 import { describeHub, parseRateLimitOption, startHubFor } from "./hub.js";
 import {
   addModuleOptions,
@@ -20,23 +19,6 @@ interface UpOptions extends ModuleCommandOptions {
   hubTlsListen: string;
   rateLimit?: RateLimits | false;
   hubRateLimit?: RateLimits | false;
-}
-
-/**
- * Registers the module in the hub's project through the hub's device service (on the hub's
- * clock), as the hub would on the module's first session, so the device API shows it. Data moves
- * between them once the sync capability exists.
- */
-async function provision(hub: RunningHub, running: RunningModule): Promise<void> {
-  const { module } = running;
-  const version = await module.request({ req: "card.version" });
-  await hub.services.devices.register({
-    deviceUid: module.deviceUid,
-    projectUid: hub.credentials.project_uid,
-    productUid: hub.credentials.product_uid,
-    sku: module.variant.sku,
-    firmwareModule: version?.["body"] ? JSON.stringify(version["body"]) : null,
-  });
 }
 
 export function registerUpCommand(program: Command): void {
@@ -72,7 +54,13 @@ export function registerUpCommand(program: Command): void {
     let running: RunningModule;
     try {
       // The module always serves TCP here: `cardsim req` talks to it there.
-      running = await startModule({ ...options, tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP) });
+      // Linked to the hub in this process; its first session provisions it into the hub's project.
+      running = await startModule({
+        ...options,
+        tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP),
+        linkedHub: { inProcess: hub.services.sync, product: hub.credentials.product_uid },
+      });
+      await running.module.sync.idle();
     } catch (error) {
       await hub.close();
       throw error;
@@ -86,13 +74,14 @@ export function registerUpCommand(program: Command): void {
         `cardsim up: stopped module ${running.module.deviceUid} and the hub at ${hub.url}; ` +
         `the hub's state is in ${options.dir}, ${moduleStateLine(running)}`,
     );
-    await provision(hub, running);
+    const synced = running.module.sync.status();
     process.stdout.write(
       [
         describeHub(hub, options.dir),
         describeModule(running),
-        `  provisioned in ${hub.credentials.project_uid}`,
-        "  (module-to-hub sync is not part of this release: notes stay on the module)",
+        synced.alert
+          ? `  first sync failed: ${synced.error ?? synced.status}`
+          : `  synced with the hub: device ${running.module.deviceUid} in ${hub.credentials.project_uid}`,
         "",
       ].join("\n"),
     );

@@ -7,7 +7,8 @@ import { notefileKind } from "../core/NotefileKind.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { HostTraffic } from "./HostTraffic.js";
 import type { ScenarioRadio } from "./ScenarioRadio.js";
-import type { PhysicalOp, WorldAction } from "./WorldAction.js";
+import type { WorldAction } from "./WorldAction.js";
+import { applyWorldChange, type WorldChange } from "../firmware/world/worldChanges.js";
 import type { AuxPin } from "../firmware/world/AuxPins.js";
 import type { GeoPoint } from "../firmware/world/geo.js";
 import type {
@@ -16,7 +17,7 @@ import type {
   GpsConditions,
   Orientation,
 } from "../firmware/world/Surroundings.js";
-import { Track, type TrackPoint } from "../firmware/world/Track.js";
+import type { Track } from "../firmware/world/Track.js";
 import type { PlayOptions, World } from "../firmware/world/World.js";
 import type { JsonObject } from "../core/json.js";
 
@@ -152,7 +153,7 @@ export class ScenarioWorld {
     return this.#physical("releaseAux", pin);
   }
 
-  #physical(op: PhysicalOp, ...args: unknown[]): Promise<void> {
+  #physical(op: WorldChange, ...args: unknown[]): Promise<void> {
     return this.apply({ action: "physical", op, args });
   }
 
@@ -205,7 +206,7 @@ export class ScenarioWorld {
         case "env":
           return this.#hubEnv(action);
         case "physical":
-          applyPhysical(host.model, action.op, action.args);
+          applyWorldChange(host.model, action.op, action.args);
           return;
         case "supply":
           if (action.volts !== undefined && !(action.volts >= 0 && action.volts < 100)) {
@@ -288,47 +289,5 @@ export class ScenarioWorld {
       box.putNote(file, { ...content, id: action.id, updates: previous ? previous.updates + 1 : 0 });
     });
     // module.exclusive told a host watching this file with ATTN, as after a download.
-  }
-}
-
-/** Applies a recorded physical change to the world model. */
-function applyPhysical(world: World, op: PhysicalOp, args: readonly unknown[]): void {
-  const a = args.map((v) => (v === null ? undefined : v));
-  switch (op) {
-    case "setPosition":
-      return world.setPosition(a[0] as GeoPoint | undefined);
-    case "playTrack":
-      return world.playTrack(Track.fromPoints(a[0] as TrackPoint[]), (a[1] as PlayOptions | undefined) ?? {});
-    case "stopTrack":
-      return world.stopTrack();
-    case "setGps":
-      return world.setGps(a[0] as Partial<GpsConditions>);
-    case "setMotion":
-      return world.setMotion(
-        a[0] as "moving" | "still" | "auto",
-        ...(a[1] !== undefined ? [a[1] as number] : []),
-      );
-    case "shake":
-      return world.shake(a[0] as number);
-    case "freeFall":
-      return world.freeFall();
-    case "setOrientation":
-      return world.setOrientation(a[0] as Orientation);
-    case "setTemperature":
-      return world.setTemperature(a[0] as number);
-    case "setLight":
-      return world.setLight(a[0] as number | undefined);
-    case "setEnvironment":
-      return world.setEnvironment(a[0] as EnvironmentReading | undefined);
-    case "setCharging":
-      return world.setCharging(a[0] as boolean);
-    case "setTowers":
-      return world.setTowers(a[0] as readonly CellTower[] | undefined);
-    case "driveAux":
-      return world.aux.drive(a[0] as AuxPin, a[1] as boolean);
-    case "releaseAux":
-      return world.aux.release(a[0] as AuxPin);
-    default:
-      throw new Error(`unknown physical world change ${String(op)}`);
   }
 }

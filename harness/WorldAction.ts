@@ -1,5 +1,6 @@
 import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { JsonObject } from "../core/json.js";
+import type { WorldChange } from "../firmware/world/worldChanges.js";
 
 /**
  * A scripted change to a module's world, as recorded in captures (`kind: "world"`) so that a
@@ -29,7 +30,7 @@ export type WorldAction =
    * The physical world changes (firmware/world/World.ts): `op` is the World method, `args` its
    * arguments as JSON (a track as its points, each with its time from the start).
    */
-  | { readonly action: "physical"; readonly op: PhysicalOp; readonly args: readonly unknown[] }
+  | { readonly action: "physical"; readonly op: WorldChange; readonly args: readonly unknown[] }
   /** The module's supply changes. */
   | { readonly action: "supply"; readonly volts?: number; readonly usb?: boolean }
   /** Coverage is lost or comes back (`forMs`: for that long). */
@@ -48,23 +49,3 @@ export type WorldAction =
       readonly mode?: PowerLossMode;
       readonly offMs?: number;
     };
-
-/** The World methods a scenario's physical world changes go through. */
-export const PHYSICAL_OPS = [
-  "setPosition",
-  "playTrack",
-  "stopTrack",
-  "setGps",
-  "setMotion",
-  "shake",
-  "freeFall",
-  "setOrientation",
-  "setTemperature",
-  "setLight",
-  "setEnvironment",
-  "setCharging",
-  "setTowers",
-  "driveAux",
-  "releaseAux",
-] as const;
-export type PhysicalOp = (typeof PHYSICAL_OPS)[number];

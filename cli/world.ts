@@ -1,0 +1,131 @@
+import type { Command } from "commander";
+import { CliError } from "./CliError.js";
+import { parseHostPort } from "./options.js";
+
+/** Where `cardsim module --control` is usually asked to listen, and where `cardsim world` looks. */
+export const DEFAULT_CONTROL = "127.0.0.1:9601";
+
+interface WorldOptions {
+  control?: { host: string; port: number };
+  speed?: string;
+}
+
+const USAGE = [
+  "status",
+  "move LAT,LON | move none",
+  "track FILE [--speed M/S]",
+  "stop",
+  "moving | still | auto",
+  "shake [N]",
+  "temp CELSIUS",
+  "light LUX | light none",
+  "gps on | gps off",
+  "charging on | charging off",
+  "aux PIN high | aux PIN low | aux PIN release",
+];
+
+/**
+ * `cardsim world`: drives the world of a module started with `--control HOST:PORT` (where it is,
+ * how it moves, its temperature, its AUX pins), as a scenario does in tests.
+ */
+export function registerWorldCommand(program: Command): void {
+  program
+    .command("world")
+    .description("move, shake or heat a running module, or drive its AUX pins (it needs --control)")
+    .argument("<what...>", USAGE.join("; "))
+    .option(
+      "--control <HOST:PORT>",
+      `the module's control address (default ${DEFAULT_CONTROL})`,
+      parseHostPort,
+    )
+    .option("--speed <M/S>", "speed along a track whose points have no times")
+    .action(async (what: string[], options: WorldOptions) => {
+      const change = await changeFor(what, options);
+      const address = options.control ?? parseHostPort(DEFAULT_CONTROL);
+      const url = `http://${address.host}:${address.port}/world`;
+      let response: Response;
+      try {
+        response = await fetch(url, change ? { method: "POST", body: JSON.stringify(change) } : {});
+      } catch {
+        throw new CliError(
+          `no module answers at ${address.host}:${address.port}: start one with cardsim module --control ${address.host}:${address.port} (or give --control)`,
+        );
+      }
+      const body = (await response.json().catch(() => ({}))) as Record<string, unknown>;
+      if (!response.ok)
+        throw new CliError(String(body["err"] ?? `the module answered HTTP ${response.status}`));
+      process.stdout.write(JSON.stringify(body) + "\n");
+    });
+}
+
+async function changeFor(
+  what: string[],
+  options: WorldOptions,
+): Promise<{ op: string; args: unknown[] } | undefined> {
+  const [verb, ...rest] = what;
+  const arg = rest[0];
+  const usage = () => new CliError(`cardsim world ${what.join(" ")}: expected one of: ${USAGE.join("; ")}`);
+  const number = (text: string | undefined) => {
+    const n = Number(text);
+    if (text === undefined || !Number.isFinite(n)) throw usage();
+    return n;
+  };
+  switch (verb) {
+    case "status":
+      return undefined;
+    case "move": {
+      if (arg === "none") return { op: "setPosition", args: [null] };
+      const { parseLocation } = await import("./module.js");
+      if (arg === undefined) throw usage();
+      try {
+        return { op: "setPosition", args: [parseLocation(arg)] };
+      } catch (error) {
+        throw new CliError((error as Error).message);
+      }
+    }
+    case "track": {
+      if (arg === undefined) throw usage();
+      const [{ readFile }, { parseTrack }] = await Promise.all([
+        import("node:fs/promises"),
+        import("../firmware/world/parseTrack.js"),
+      ]);
+      const text = await readFile(arg, "utf8").catch((error: NodeJS.ErrnoException) => {
+        throw new CliError(`${arg}: ${error.code ?? error.message}`);
+      });
+      try {
+        const track = parseTrack(text, options.speed !== undefined ? { speed: number(options.speed) } : {});
+        return { op: "playTrack", args: [track.toPoints()] };
+      } catch (error) {
+        throw new CliError(`${arg}: ${(error as Error).message}`);
+      }
+    }
+    case "stop":
+      return { op: "stopTrack", args: [] };
+    case "moving":
+    case "still":
+    case "auto":
+      return { op: "setMotion", args: [verb] };
+    case "shake":
+      return { op: "shake", args: [arg === undefined ? 1 : number(arg)] };
+    case "temp":
+      return { op: "setTemperature", args: [number(arg)] };
+    case "light":
+      return { op: "setLight", args: [arg === "none" ? null : number(arg)] };
+    case "gps":
+      if (arg !== "on" && arg !== "off") throw usage();
+      return { op: "setGps", args: [{ signal: arg === "on" }] };
+    case "charging":
+      if (arg !== "on" && arg !== "off") throw usage();
+      return { op: "setCharging", args: [arg === "on"] };
+    case "aux": {
+      const pin = number(arg);
+      const level = rest[1];
+      if (![1, 2, 3, 4].includes(pin)) throw usage();
+      if (level === "release") return { op: "releaseAux", args: [pin] };
+      if (level !== "high" && level !== "low") throw usage();
+      return { op: "driveAux", args: [pin, level === "high"] };
+    }
+    default:
+      throw usage();
+  }
+}
