@@ -26,6 +26,12 @@ export interface ProtocolReply extends JsonObject {
 
 export const MAX_ERROR_TEXT = 253;
 
+/**
+ * The most a change batch (`push` or a `pull` reply) holds: notes, and bytes of their JSON (a
+ * batch stops before the note that would pass it; a single larger note goes alone).
+ */
+export const BATCH_LIMITS = { notes: 100, bytes: 256 * 1024 } as const;
+
 /** Error codes a hub answers with, in braces at the start of `err`. */
 export const SYNC_ERRORS = {
   /** The request is malformed or of an unknown type. */

@@ -1,7 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { HubLinkError, type HubLink } from "../firmware/radio/HubLink.js";
+import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
 import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
 import type { ProtocolReply, ProtocolRequest } from "../protocol/messages.js";
 
@@ -72,7 +72,7 @@ export class HttpsHubLink implements HubLink {
     return this.#url.origin;
   }
 
-  exchange(message: ProtocolRequest): Promise<ProtocolReply> {
+  exchange(message: ProtocolRequest): Promise<Exchanged> {
     const radio = this.#radio?.state();
     if (radio && !canReachHub(radio)) {
       return Promise.reject(
@@ -81,7 +81,7 @@ export class HttpsHubLink implements HubLink {
     }
     const body = Buffer.from(JSON.stringify(message));
     const send = this.secure ? httpsRequest : httpRequest;
-    return new Promise<ProtocolReply>((resolve, reject) => {
+    return new Promise<Exchanged>((resolve, reject) => {
       let written = false;
       const req = send(
         this.#url,
@@ -96,7 +96,8 @@ export class HttpsHubLink implements HubLink {
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", () => reject(new HubLinkError("dropped", "the hub's reply was cut off")));
           res.on("end", () => {
-            const text = Buffer.concat(chunks).toString("utf8");
+            const bytes = Buffer.concat(chunks);
+            const text = bytes.toString("utf8");
             if (res.statusCode !== 200) {
               reject(
                 new HubLinkError("dropped", `the hub answered HTTP ${res.statusCode}: ${text.slice(0, 120)}`),
@@ -104,7 +105,11 @@ export class HttpsHubLink implements HubLink {
               return;
             }
             try {
-              resolve(JSON.parse(text) as ProtocolReply);
+              resolve({
+                reply: JSON.parse(text) as ProtocolReply,
+                sent: body.length,
+                received: bytes.length,
+              });
             } catch {
               reject(new HubLinkError("dropped", "the hub's reply is not JSON"));
             }

@@ -63,7 +63,10 @@ export interface SimulatedModuleOptions extends Pick<
 
 /** The hub's end of the sync protocol, as an in-process transport calls it (hub/sync). */
 export interface DeviceSyncHandler {
-  handle(request: unknown, transport: { readonly secure: boolean }): Promise<ProtocolReply>;
+  handle(
+    request: unknown,
+    transport: { readonly secure: boolean; readonly bytes?: number },
+  ): Promise<ProtocolReply>;
 }
 
 /**
@@ -263,7 +266,7 @@ export class SimulatedModule {
     }
     const handler = hub.inProcess;
     const secure = hub.secure ?? true;
-    return new SimHubLink((request) => handler.handle(request, { secure }), {
+    return new SimHubLink((request, bytes) => handler.handle(request, { secure, bytes }), {
       clock: this.clock,
       radio: this.radio,
       secure,

@@ -1,5 +1,5 @@
-import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
-import { HubLinkError, type HubLink, type HubLinkFailure } from "./HubLink.js";
+import type { ProtocolRequest } from "../../protocol/messages.js";
+import { HubLinkError, type Exchanged, type HubLink, type HubLinkFailure } from "./HubLink.js";
 
 /** A fault a test arms: which exchange, and whether the hub saw the request before it failed. */
 export interface LinkFault {
@@ -39,7 +39,7 @@ export class FaultyHubLink implements HubLink {
     this.#faults.push(fault);
   }
 
-  async exchange(request: ProtocolRequest): Promise<ProtocolReply> {
+  async exchange(request: ProtocolRequest): Promise<Exchanged> {
     this.#exchanges++;
     const index = this.#faults.findIndex((f) => f.when?.(request) ?? true);
     const fault = index >= 0 ? this.#faults.splice(index, 1)[0] : undefined;

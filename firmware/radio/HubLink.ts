@@ -12,10 +12,18 @@ export interface HubLink {
    */
   readonly secure?: boolean;
   /**
-   * Sends one request and resolves with the hub's reply (which may carry an `err`). Rejects with
-   * a `HubLinkError` when no reply came: the connection failed, timed out or was dropped.
+   * Sends one request and resolves with the hub's reply (which may carry an `err`) and the bytes
+   * both took on the wire. Rejects with a `HubLinkError` when no reply came: the connection
+   * failed, timed out or was dropped.
    */
-  exchange(request: ProtocolRequest): Promise<ProtocolReply>;
+  exchange(request: ProtocolRequest): Promise<Exchanged>;
+}
+
+/** A reply and what the exchange cost: bytes of the request's and the reply's JSON. */
+export interface Exchanged {
+  readonly reply: ProtocolReply;
+  readonly sent: number;
+  readonly received: number;
 }
 
 /**

@@ -1,13 +1,17 @@
 import type { Clock } from "../../core/Clock.js";
+import { utf8Length } from "../../core/bytes.js";
 import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
 import { FaultyHubLink, type LinkFault } from "./FaultyHubLink.js";
-import { HubLinkError, type HubLink } from "./HubLink.js";
+import { HubLinkError, type Exchanged, type HubLink } from "./HubLink.js";
 import { canReachHub, type RadioConditions } from "./RadioConditions.js";
 
 export type { LinkFault } from "./FaultyHubLink.js";
 
-/** Hands a request to a hub and returns its reply (an in-process hub, or a scripted one). */
-export type HubResponder = (request: ProtocolRequest) => Promise<ProtocolReply>;
+/**
+ * Hands a request to a hub and returns its reply (an in-process hub, or a scripted one); `bytes`
+ * is the size of the request's JSON.
+ */
+export type HubResponder = (request: ProtocolRequest, bytes: number) => Promise<ProtocolReply>;
 
 /**
  * A simulated link to a hub in the same process: messages are copied as if they crossed a wire
@@ -43,7 +47,7 @@ export class SimHubLink implements HubLink {
     this.#faults.fail(fault);
   }
 
-  async exchange(request: ProtocolRequest): Promise<ProtocolReply> {
+  async exchange(request: ProtocolRequest): Promise<Exchanged> {
     const radio = this.#radio?.state();
     if (radio && !canReachHub(radio)) {
       throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
@@ -51,18 +55,16 @@ export class SimHubLink implements HubLink {
     return this.#faults.exchange(request);
   }
 
-  async #deliver(request: ProtocolRequest): Promise<ProtocolReply> {
+  async #deliver(request: ProtocolRequest): Promise<Exchanged> {
     await this.#latency(this.#radio?.state().latencyMs ?? 0);
-    return wire(await this.#respond(wire(request)));
+    const sent = JSON.stringify(request);
+    const sentBytes = utf8Length(sent);
+    const replied = JSON.stringify(await this.#respond(JSON.parse(sent) as ProtocolRequest, sentBytes));
+    return { reply: JSON.parse(replied) as ProtocolReply, sent: sentBytes, received: utf8Length(replied) };
   }
 
   #latency(ms: number): Promise<void> {
     if (!this.#clock || ms <= 0) return Promise.resolve();
     return new Promise((resolve) => this.#clock!.setTimer(resolve, ms));
   }
-}
-
-/** A message as the other end receives it: its JSON text parsed again. */
-function wire<T>(message: T): T {
-  return JSON.parse(JSON.stringify(message)) as T;
 }

@@ -301,6 +301,35 @@ export class Notebox {
     });
   }
 
+  /**
+   * Removes the notes of `file` changed up to `change` (queue notes the hub took): one pass over
+   * the file however many there are. Returns how many went.
+   */
+  removeNotesThrough(file: Notefile, change: number): number {
+    const end = file.indexAfter(change);
+    if (end === 0) return 0;
+    const tx = this.#current();
+    const removed = file.ordered.slice(0, end);
+    let tombstones = 0;
+    for (const note of removed) {
+      file.notes.delete(note.id);
+      if (note.deleted) tombstones++;
+      tx.ops.push({ op: "delete", key: noteKey(file.name, note.id) });
+    }
+    file.removeOrderedPrefix(end);
+    file.tombstones -= tombstones;
+    if (change >= file.meta.ctr) tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
+    tx.undo.push(() => {
+      file.tombstones += tombstones;
+      const rest = [...file.notes];
+      file.notes.clear();
+      for (const note of removed) file.notes.set(note.id, note);
+      for (const [id, note] of rest) file.notes.set(id, note);
+      file.restoreOrderedPrefix(removed);
+    });
+    return removed.length;
+  }
+
   /** Removes every note of a file, keeping the file, its metadata and its change counter. */
   clearNotes(file: Notefile): void {
     if (file.notes.size === 0) return;

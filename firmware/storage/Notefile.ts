@@ -67,6 +67,16 @@ export class Notefile {
     else a.splice(i, 1);
   }
 
+  /** Removes the first `count` notes of `ordered`. */
+  removeOrderedPrefix(count: number): void {
+    this.#ordered.splice(0, count);
+  }
+
+  /** Puts notes removed by `removeOrderedPrefix` back in front. */
+  restoreOrderedPrefix(notes: readonly Note[]): void {
+    this.#ordered.unshift(...notes);
+  }
+
   clearOrdered(): void {
     this.#ordered.length = 0;
   }

@@ -17,7 +17,7 @@ import type {
   SignalRecord,
   SignalsReply,
 } from "../../protocol/messages.js";
-import { signedText } from "../../protocol/messages.js";
+import { BATCH_LIMITS, signedText } from "../../protocol/messages.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { CARD_KEYS, type TimeZone } from "../config/CardSettings.js";
@@ -34,8 +34,6 @@ import { arrivedUnchanged, fromRecord, toRecord } from "../storage/noteVersions.
 import { addUsage, setSyncState, syncState, type Traffic } from "./SyncState.js";
 
 /** Notes per batch, and the JSON size a batch the module sends stays under. */
-const BATCH_NOTES = 100;
-const BATCH_BYTES = 256 * 1024;
 /** How long a held (continuous) session asks the hub to wait for signals per request, ms. */
 const SIGNAL_WAIT_MS = 60_000;
 
@@ -375,9 +373,9 @@ export class SyncEngine {
   }
 
   async #exchange<R extends ProtocolReply>(request: ProtocolRequest, traffic: Traffic): Promise<R> {
-    traffic.bytes_sent += byteLength(request);
-    const reply = await this.#module.hubLink.exchange(request);
-    traffic.bytes_received += byteLength(reply);
+    const { reply, sent, received } = await this.#module.hubLink.exchange(request);
+    traffic.bytes_sent += sent;
+    traffic.bytes_received += received;
     if (typeof reply.err === "string") throw new SyncFailure(reply.err);
     return reply as R;
   }
@@ -637,14 +635,15 @@ export class SyncEngine {
     if (!file) return undefined;
     const after = box.trackerPosition(SYNC_TRACKER, name) ?? 0;
     if (file.meta.ctr <= after) return undefined;
-    const batch = collectChanges(file, after, BATCH_NOTES, true);
+    const batch = collectChanges(file, after, BATCH_LIMITS.notes, true);
     const notes = [];
     let bytes = 0;
     let through = batch.position;
     for (const note of batch.notes) {
       const record = toRecord(note);
-      const size = byteLength(record);
-      if (notes.length > 0 && bytes + size > BATCH_BYTES) {
+      // Characters, not bytes: close enough to keep a batch under its limit.
+      const size = JSON.stringify(record).length;
+      if (notes.length > 0 && bytes + size > BATCH_LIMITS.bytes) {
         through = note.change - 1;
         break;
       }
@@ -666,10 +665,7 @@ export class SyncEngine {
     }
     box.setTrackerPosition(SYNC_TRACKER, batch.file, batch.through);
     if (file.kind.queue) {
-      for (const note of [...file.ordered]) {
-        if (note.change > batch.through) break;
-        box.removeNote(file, note.id);
-      }
+      box.removeNotesThrough(file, batch.through);
     } else {
       purgeTombstones(box, file);
     }
@@ -730,10 +726,4 @@ function byQueuesFirst(a: string, b: string): number {
   const qa = notefileKind(a)?.queue ? 0 : 1;
   const qb = notefileKind(b)?.queue ? 0 : 1;
   return qa - qb || (a < b ? -1 : a > b ? 1 : 0);
-}
-
-const encoder = new TextEncoder();
-
-function byteLength(value: unknown): number {
-  return encoder.encode(JSON.stringify(value)).length;
 }

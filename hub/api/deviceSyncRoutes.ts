@@ -16,9 +16,13 @@ function overTls(request: FastifyRequest): boolean {
  */
 export function registerDeviceSyncRoutes(router: HubRouter): void {
   const { sync } = router.services;
-  router.public("POST", "/device/v1", async (ctx) =>
-    sync.handle(ctx.request.body, { secure: overTls(ctx.request) }),
-  );
+  router.public("POST", "/device/v1", async (ctx) => {
+    const length = Number(ctx.request.headers["content-length"]);
+    return sync.handle(ctx.request.body, {
+      secure: overTls(ctx.request),
+      ...(Number.isSafeInteger(length) && length >= 0 ? { bytes: length } : {}),
+    });
+  });
   // A closing hub answers the sessions waiting for signals at once instead of holding its close.
   router.app.addHook("preClose", async () => sync.releaseWaits());
 }

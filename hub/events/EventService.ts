@@ -46,15 +46,17 @@ export class EventService {
   }
 
   /**
-   * Stores an event whose UID its source derived from content, unless an event with that UID is
-   * stored already (a note uploaded again): resolves with the record when it was stored now,
-   * undefined when it was a repeat (nothing is stored, nobody is told).
+   * Stores events whose UIDs their source derived from content, all or none, leaving out each
+   * one whose UID is stored already (a note uploaded again): resolves with the records stored now
+   * (nothing is stored for a repeat, and nobody is told of it).
    */
-  async recordOnce(event: NewEvent & { uid: string }): Promise<EventRecord | undefined> {
-    const record = this.#make(event);
-    if (!(await this.store.telemetry.addEvent(record))) return undefined;
-    this.store.afterCommit(() => this.#publish(record));
-    return record;
+  async recordOnce(events: readonly (NewEvent & { uid: string })[]): Promise<EventRecord[]> {
+    if (events.length === 0) return [];
+    const records = events.map((e) => this.#make(e));
+    const stored = await this.store.telemetry.addEvents(records);
+    const fresh = records.filter((_, i) => stored[i]);
+    if (fresh.length > 0) this.store.afterCommit(() => fresh.forEach((r) => this.#publish(r)));
+    return fresh;
   }
 
   #make(event: NewEvent): EventRecord {

@@ -285,9 +285,12 @@ export interface NotefileStore {
 
 export interface TelemetryStore {
   /**
-   * Stores an event; one whose UID is stored already is left as it was (the device sync derives
-   * UIDs from content, so a note uploaded twice is one event). True when it was stored now.
+   * Stores events, all or none; one whose UID is stored already is left as it was (the device
+   * sync derives UIDs from content, so a note uploaded twice is one event). For each event, true
+   * when it was stored now.
    */
+  addEvents(events: readonly EventRecord[]): Promise<boolean[]>;
+  /** `addEvents` of one event. */
   addEvent(event: EventRecord): Promise<boolean>;
   /** An event of this project. */
   getEvent(projectUid: string, uid: string): Promise<EventRecord | undefined>;

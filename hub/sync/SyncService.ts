@@ -1,9 +1,11 @@
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
+import { utf8Length } from "../../core/bytes.js";
 import type { Clock } from "../../core/Clock.js";
 import { publicKeyFromPem, publicKeyToPem, type Crypto } from "../../core/Crypto.js";
 import type { JsonObject } from "../../core/json.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
+import { createHash } from "node:crypto";
 import { deviceEventUid, eventRequest } from "../../protocol/eventUid.js";
 import { mergeNote } from "../../protocol/merge.js";
 import {
@@ -11,6 +13,7 @@ import {
   SYNC_ERRORS,
   type AckReply,
   type AckRequest,
+  BATCH_LIMITS,
   type CloseRequest,
   type DeviceEnvironment,
   type HelloReply,
@@ -30,7 +33,7 @@ import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type { DeviceService } from "../devices/DeviceService.js";
-import type { EventService } from "../events/EventService.js";
+import type { EventService, NewEvent } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
 import { fromProtocolNote, toProtocolNote } from "../store/noteVersions.js";
@@ -45,6 +48,8 @@ import { devicePlace, packagedZoneLookup, type ZoneLookup } from "./timeZone.js"
 /** How a message reached the hub: over TLS (HTTPS, or in process) or not. */
 export interface SyncTransport {
   readonly secure: boolean;
+  /** The request's size on the wire, when the transport knows it (else its JSON is measured). */
+  readonly bytes?: number;
 }
 
 export interface SyncServiceOptions {
@@ -72,7 +77,6 @@ export const MAX_SIGNAL_WAIT_MS = 60_000;
 /** How long a `hello` challenge may be answered by `open`. */
 export const CHALLENGE_MS = 2 * 60_000;
 /** Batches the hub sends stay under this much JSON (at least one note). */
-const BATCH_BYTES = 256 * 1024;
 /** Signals one `signals` reply carries at most. */
 const MAX_SIGNALS = 100;
 const SWEEP_EVERY_MS = 60_000;
@@ -87,7 +91,7 @@ const encoder = new TextEncoder();
 function jsonBytes(message: unknown): number {
   try {
     const text = JSON.stringify(message);
-    return text === undefined ? 0 : encoder.encode(text).length;
+    return text === undefined ? 0 : utf8Length(text);
   } catch {
     return 0;
   }
@@ -149,7 +153,7 @@ export class SyncService {
       this.#onFault(error, "?");
       return refusal(SYNC_ERRORS.hub, "the hub failed to read the message");
     }
-    const bytes = jsonBytes(message);
+    const bytes = transport.bytes ?? jsonBytes(message);
     try {
       // A starting hub holds no sessions: no device is connected (whatever the last run left).
       this.#started ??= this.#store.devices.disconnectAll().catch((error: unknown) => {
@@ -323,6 +327,7 @@ export class SyncService {
         transport: transportOf(context.radio),
         beganMs: now,
         lastSeenMs: now,
+        recordedMs: Number.NEGATIVE_INFINITY,
         firstSync: reset,
         doc: {},
         traffic: { bytesSent: pending.sent, bytesReceived: pending.received, notesSent: 0, notesReceived: 0 },
@@ -533,11 +538,11 @@ export class SyncService {
     const { file } = request;
     const now = this.#clock.now();
     const base = eventBase(device, session);
+    const events: NoteEvent[] = [];
     let merged = 0;
     for (const note of request.notes) {
       if (kind.queue) {
-        if (note.deleted) continue;
-        if (await this.#noteEvent(session, device, base, file, note, true, now)) merged++;
+        if (!note.deleted) events.push(this.#noteEvent(session, device, base, file, note, true, now));
         continue;
       }
       const stored = await this.#store.notefiles.getNote(device.uid, file, note.id);
@@ -546,15 +551,17 @@ export class SyncService {
       // The device's version kept as it came is never sent back to it; a merged one is.
       const { change: _change, ...version } = fromProtocolNote(outcome.note, 0, outcome.note === note);
       await this.#store.notefiles.putVersion(device.uid, file, version, now);
-      await this.#noteEvent(session, device, base, file, note, false, now);
+      events.push(this.#noteEvent(session, device, base, file, note, false, now));
       merged++;
     }
+    const stored = await this.#recordNoteEvents(session, device, file, events);
+    if (kind.queue) merged = stored;
     session.traffic.notesSent += request.notes.length;
     return { v: PROTOCOL_VERSION, merged };
   }
 
-  /** A device note's event, stored once per content (true when stored now). */
-  async #noteEvent(
+  /** A device note's event, its UID derived from its content. */
+  #noteEvent(
     session: SyncSession,
     device: DeviceRecord,
     base: JsonObject,
@@ -562,7 +569,7 @@ export class SyncService {
     note: ProtocolNote,
     queue: boolean,
     now: number,
-  ): Promise<boolean> {
+  ): NoteEvent {
     const { data, whenSec } = noteEvent(
       base,
       file,
@@ -572,20 +579,38 @@ export class SyncService {
       now / 1000,
       this.#zoneOf,
     );
-    const stored = await this.#events.recordOnce({
-      uid: deviceEventUid(device.uid, session.trackerSession, file, note),
+    const event = {
+      uid: deviceEventUid(device.uid, session.trackerSession, file, note, md5Hex),
       projectUid: device.projectUid,
       deviceUid: device.uid,
       sessionUid: session.uid,
       file,
       data,
       whenSec,
-    });
-    if (!stored) return false;
-    session.events++;
-    if (HEALTH_FILES.has(file))
-      await this.#store.telemetry.addHealthLog(healthEntry(device, file, note, whenSec));
-    return true;
+    };
+    return { event, note };
+  }
+
+  /**
+   * Stores the events of a batch's notes, each once per content, in one store call (health notes
+   * also go to the device's health log): how many were stored now.
+   */
+  async #recordNoteEvents(
+    session: SyncSession,
+    device: DeviceRecord,
+    file: string,
+    events: readonly NoteEvent[],
+  ): Promise<number> {
+    const stored = await this.#events.recordOnce(events.map((e) => e.event));
+    session.events += stored.length;
+    if (HEALTH_FILES.has(file) && stored.length > 0) {
+      const notes = new Map(events.map((e) => [e.event.uid, e.note]));
+      for (const record of stored)
+        await this.#store.telemetry.addHealthLog(
+          healthEntry(device, file, notes.get(record.uid)!, record.whenSec),
+        );
+    }
+    return stored.length;
   }
 
   /** The hub's changes of one notefile after its tracker for the device (not yet acknowledged). */
@@ -607,7 +632,7 @@ export class SyncService {
     for (const stored of batch.notes) {
       const note = toProtocolNote(stored);
       const noteBytes = jsonBytes(note);
-      if (notes.length > 0 && size + noteBytes > BATCH_BYTES) {
+      if (notes.length > 0 && size + noteBytes > BATCH_LIMITS.bytes) {
         // The rest waits for the next batch: this one covers the changes before it.
         through = stored.change - 1;
         more = true;
@@ -704,16 +729,21 @@ export class SyncService {
 
   // --- session records -----------------------------------------------------------------------
 
-  /** Counts a message and its reply, and rewrites the session record with the counts. */
+  /**
+   * Counts a message and its reply. The session record is rewritten with the counts at most once a
+   * second of hub time while the session is open (and always when it ends): a sync of thousands of
+   * notes would otherwise spend as much on its session record as on its notes.
+   */
   async #account(session: SyncSession, requestBytes: number, reply: ProtocolReply): Promise<void> {
     const now = this.#clock.now();
     session.traffic.bytesSent += requestBytes;
     session.traffic.bytesReceived += jsonBytes(reply);
     session.lastSeenMs = now;
-    await this.#writeSession(session, now, null);
+    if (now - session.recordedMs >= RECORD_EVERY_MS) await this.#writeSession(session, now, null);
   }
 
   async #writeSession(session: SyncSession, now: number, ended: JsonObject | null): Promise<void> {
+    session.recordedMs = now;
     await this.#store.telemetry.addSession({
       uid: session.uid,
       deviceUid: session.deviceUid,
@@ -771,6 +801,15 @@ export class SyncService {
   }
 }
 
+/** A device note's event, before it is stored, and the note it came from. */
+interface NoteEvent {
+  readonly event: NewEvent & { uid: string };
+  readonly note: ProtocolNote;
+}
+
+/** How often an open session's record is rewritten with its counts, at most (hub time). */
+const RECORD_EVERY_MS = 1000;
+
 /** A health note as the device's health log keeps it. */
 function healthEntry(
   device: DeviceRecord,
@@ -787,4 +826,9 @@ function healthEntry(
     text: typeof body.text === "string" ? body.text : JSON.stringify(body),
     type: typeof body.type === "string" ? body.type : file === "_health_host.qo" ? "host" : "health",
   };
+}
+
+/** MD5 of a text's UTF-8 through the platform (the same digest as core/md5.ts, several times faster). */
+function md5Hex(text: string): string {
+  return createHash("md5").update(text, "utf8").digest("hex");
 }

@@ -27,6 +27,8 @@ export interface SyncSession {
   readonly transport: string;
   readonly beganMs: number;
   lastSeenMs: number;
+  /** When the session record was last written (hub time). */
+  recordedMs: number;
   readonly firstSync: boolean;
   /** The session record's document, less its `period` (rewritten with it at every message). */
   readonly doc: JsonObject;

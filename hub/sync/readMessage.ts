@@ -10,7 +10,7 @@ import type {
   PushRequest,
   SignalsRequest,
 } from "../../protocol/messages.js";
-import { SYNC_ERRORS } from "../../protocol/messages.js";
+import { BATCH_LIMITS, SYNC_ERRORS } from "../../protocol/messages.js";
 import type { NoteRecord } from "../../protocol/NoteRecord.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { DEVICE_UID } from "../devices/deviceUid.js";
@@ -21,7 +21,7 @@ export type SyncRequest =
   HelloRequest | OpenRequest | PushRequest | PullRequest | AckRequest | SignalsRequest | CloseRequest;
 
 /** Notes in one batch (docs/sync-protocol.md, Limits). */
-export const MAX_BATCH_NOTES = 100;
+export const MAX_BATCH_NOTES = BATCH_LIMITS.notes;
 /** How deep conflicts may nest inside a note (a conflict's own conflicts are flattened by merges). */
 const MAX_CONFLICT_DEPTH = 4;
 const MAX_TEXT = 256;

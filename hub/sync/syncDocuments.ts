@@ -78,7 +78,12 @@ export function noteEvent(
   zoneOf: (lat: number, lon: number) => string | undefined,
 ): { data: JsonObject; whenSec: number } {
   const whenSec = note.when > 0 ? Math.floor(note.when) : Math.floor(received);
-  const data: JsonObject = { ...base, req, file, updates: note.updates, when: whenSec };
+  // Object.assign, not a spread: for an object of this shape V8 copies it many times faster.
+  const data: JsonObject = Object.assign({}, base);
+  data.req = req;
+  data.file = file;
+  data.updates = note.updates;
+  data.when = whenSec;
   if (!queue) data.note = note.id;
   if (!note.deleted) {
     if (note.body !== undefined) data.body = note.body;

@@ -260,21 +260,28 @@ const session = (r: SessionRow): SessionRecord => ({
 export class SqliteTelemetryStore implements TelemetryStore {
   constructor(private readonly sql: SqliteConnection) {}
 
-  async addEvent(e: EventRecord): Promise<boolean> {
-    const result = this.sql.run(
-      `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
-      e.uid,
-      e.projectUid,
-      e.deviceUid,
-      e.sessionUid,
-      e.file,
-      e.received,
-      e.whenSec,
-      int(isBillableFile(e.file)),
-      JSON.stringify(e.data),
-    );
-    return result.changes > 0;
+  async addEvent(event: EventRecord): Promise<boolean> {
+    const [stored] = await this.addEvents([event]);
+    return stored === true;
+  }
+
+  async addEvents(events: readonly EventRecord[]): Promise<boolean[]> {
+    const insert = (e: EventRecord) =>
+      this.sql.run(
+        `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
+        e.uid,
+        e.projectUid,
+        e.deviceUid,
+        e.sessionUid,
+        e.file,
+        e.received,
+        e.whenSec,
+        int(isBillableFile(e.file)),
+        JSON.stringify(e.data),
+      ).changes > 0;
+    if (events.length === 1) return [insert(events[0]!)];
+    return this.sql.transaction(() => events.map(insert));
   }
 
   async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {

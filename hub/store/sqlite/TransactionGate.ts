@@ -25,6 +25,9 @@ interface Waiter {
   readonly grant: () => void;
 }
 
+/** How long context tracking stays on after the last transaction (milliseconds, real time). */
+const IDLE_MS = 1000;
+
 /** The frame itself or, once it has ended, its nearest ancestor still open. */
 function live(frame: Frame | undefined): Frame | undefined {
   while (frame && !frame.open) frame = frame.parent;
@@ -43,7 +46,8 @@ function live(frame: Frame | undefined): Frame | undefined {
  * asynchronous context (AsyncLocalStorage), so calls made by the transaction's work, however
  * deeply through services, go straight through; a transaction started inside another joins it as
  * a nested unit. With no transaction open a call costs two comparisons, and the context tracking
- * is switched off, so code that never opens a transaction pays nothing for it.
+ * is switched off a second after the last transaction, so code that never opens a transaction
+ * pays nothing for it.
  *
  * Code inside a transaction must not wait for a store call issued outside it (from another
  * request, or from a callback registered before the transaction began): that call waits for the
@@ -59,6 +63,9 @@ export class TransactionGate {
   /** After-commit actions of a committed transaction, run once the queue has moved on. */
   readonly #actions: (() => void)[] = [];
   #settling = false;
+  /** Turns context tracking off once no transaction has run for a second (see `#settle`). */
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #busy = false;
 
   constructor(private readonly steps: TransactionSteps) {}
 
@@ -210,7 +217,20 @@ export class TransactionGate {
     } finally {
       this.#settling = false;
     }
-    // Context tracking costs every promise a little: keep it on only while a transaction is open.
-    if (this.#stack.length === 0 && this.#queue.length === 0) this.#context.disable();
+    // Context tracking costs every promise a little, and turning it on and off costs more: it stays
+    // on while transactions come one after another (a sync's batches), and goes off once none has
+    // run for a second.
+    this.#busy = true;
+    if (this.#idleTimer === undefined) this.#idleTimer = setTimeout(() => this.#idle(), IDLE_MS).unref();
+  }
+
+  #idle(): void {
+    this.#idleTimer = undefined;
+    if (this.#busy || this.#stack.length > 0 || this.#queue.length > 0) {
+      this.#busy = false;
+      this.#idleTimer = setTimeout(() => this.#idle(), IDLE_MS).unref();
+      return;
+    }
+    this.#context.disable();
   }
 }

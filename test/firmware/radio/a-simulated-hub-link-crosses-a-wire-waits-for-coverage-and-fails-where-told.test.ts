@@ -26,10 +26,25 @@ describe("the simulated hub link", () => {
     const hub = echoHub();
     const link = new SimHubLink(hub.respond);
     const sent = request("ping", { body: { n: 1 } });
-    const reply = await link.exchange(sent);
+    const { reply, sent: sentBytes, received } = await link.exchange(sent);
     (sent["body"] as { n: number }).n = 2;
     expect(hub.seen[0]).toEqual(request("ping", { body: { n: 1 } }));
     expect(reply["echo"]).toEqual(request("ping", { body: { n: 1 } }));
+    // What crossed: the bytes of each message's JSON.
+    expect(sentBytes).toBe(JSON.stringify(request("ping", { body: { n: 1 } })).length);
+    expect(received).toBe(JSON.stringify(reply).length);
+  });
+
+  it("counts bytes as UTF-8 on the wire, and hands the hub the request's size", async () => {
+    const sizes: number[] = [];
+    const link = new SimHubLink(async (_req, bytes) => {
+      sizes.push(bytes);
+      return { v: PROTOCOL_VERSION };
+    });
+    const message = request("ping", { body: { text: "é€😀" } });
+    const { sent } = await link.exchange(message);
+    expect(sent).toBe(new TextEncoder().encode(JSON.stringify(message)).length);
+    expect(sizes).toEqual([sent]);
   });
 
   it("takes the radio's latency on the module's clock", async () => {

@@ -73,9 +73,12 @@ export class SyncWorld {
       this.#https.push(https);
       inner = https;
     } else {
-      inner = new SimHubLink((request) => this.services.sync.handle(request, { secure: true }), {
-        clock: this.clock,
-      });
+      inner = new SimHubLink(
+        (request, bytes) => this.services.sync.handle(request, { secure: true, bytes }),
+        {
+          clock: this.clock,
+        },
+      );
     }
     const link = new FaultyHubLink(inner);
     const hub: SimulatedModuleOptions["hub"] = { link, product };

@@ -1,0 +1,136 @@
+// Notes per second through a whole sync: queued on a module's flash store, sent in batches,
+// turned into events by the hub and stored in its SQLite database (every index and the event's
+// document included), then removed from the module. The ceiling, measured in the same run: the
+// very rows the sync stored, inserted again straight into a fresh hub database of the same schema,
+// in transactions of the sync's batch size, by one prepared statement. In process (target >= 0.5
+// of the ceiling) and over HTTPS on loopback (target >= 0.25).
+// Run: npx tsx bench/sync.ts [--notes N]
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { SeededRandom } from "../core/SeededRandom.js";
+import { BATCH_LIMITS } from "../protocol/messages.js";
+import { FlashKvStore } from "../firmware/storage/flash/FlashKvStore.js";
+import { MemoryFlashFs } from "../firmware/storage/flash/MemoryFlashFs.js";
+import { HubIds } from "../hub/HubIds.js";
+import { SqliteConnection } from "../hub/store/sqlite/SqliteConnection.js";
+import { FakeClock } from "../runtime/FakeClock.js";
+import { SimulatedModule } from "../runtime/SimulatedModule.js";
+import { startHub, type RunningHub } from "../runtime/startHub.js";
+import { fmt, printTable } from "./stats.js";
+
+const arg = process.argv.indexOf("--notes");
+const NOTES = arg > 0 ? Number(process.argv[arg + 1]) : 20_000;
+const BATCH = BATCH_LIMITS.notes;
+
+const body = (i: number) => ({
+  temp: 20 + (i % 100) / 10,
+  humidity: 40 + (i % 7),
+  seq: i,
+  site: "bench-site",
+});
+
+type EventRow = Record<string, unknown>;
+
+async function syncRate(transport: "in-process" | "https"): Promise<{ rate: number; rows: EventRow[] }> {
+  const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-sync-"));
+  const clock = new FakeClock();
+  let hub: RunningHub | undefined;
+  let sim: SimulatedModule | undefined;
+  try {
+    hub = await startHub({
+      dir,
+      listen: "127.0.0.1:0",
+      tlsListen: transport === "https" ? "127.0.0.1:0" : false,
+      clock,
+      ids: new HubIds(new SeededRandom(1)),
+      rateLimits: false,
+    });
+    const services = hub.services;
+    const product = hub.credentials.product_uid;
+    sim = await SimulatedModule.boot({
+      clock,
+      seed: "bench",
+      timeKnown: true,
+      // The module's real flash store, on a flash in memory (its journal and compaction run).
+      flash: { store: new FlashKvStore(new MemoryFlashFs(), { capacity: 256 * 1024 * 1024 }) },
+      hub:
+        transport === "https"
+          ? { url: hub.tlsUrl!, ca: hub.credentials.ca_cert!, product }
+          : { inProcess: services.sync, product },
+    });
+    const module = sim.module;
+    await module.request({ req: "hub.sync" });
+    await module.sync.idle();
+    for (let i = 0; i < NOTES; i++) {
+      const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
+      if (reply?.["err"]) throw new Error(String(reply["err"]));
+    }
+    const started = performance.now();
+    await module.request({ req: "hub.sync" });
+    await module.sync.idle();
+    const seconds = (performance.now() - started) / 1000;
+    const status = await module.request({ req: "hub.sync.status" });
+    if (!String(status?.["status"]).includes("{sync-end}"))
+      throw new Error(`sync failed: ${JSON.stringify(status)}`);
+    const left = module.notebox.file("sensors.qo")?.notes.size ?? 0;
+    if (left !== 0) throw new Error(`${left} notes were not sent`);
+    const rows = new SqliteConnection(join(dir, "hub.db")).db
+      .prepare("SELECT * FROM events WHERE file = 'sensors.qo' ORDER BY rowid")
+      .all() as EventRow[];
+    if (rows.length !== NOTES) throw new Error(`${rows.length} events, expected ${NOTES}`);
+    return { rate: NOTES / seconds, rows };
+  } finally {
+    await sim?.close();
+    await hub?.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** The ceiling: the same event rows inserted into a fresh hub database directly, batch by batch. */
+async function rawRate(stored: EventRow[]): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
+  const sql = new SqliteConnection(join(dir, "hub.db"));
+  try {
+    const insert = sql.db.prepare(
+      `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
+    );
+    const rows = stored.map((r) => [
+      r["uid"],
+      r["project_uid"],
+      r["device_uid"],
+      r["session_uid"],
+      r["file"],
+      r["received"],
+      r["captured"],
+      r["billable"],
+      r["data"],
+    ]);
+    const batch = sql.db.transaction((slice: unknown[][]) => {
+      for (const row of slice) insert.run(...row);
+    });
+    const started = performance.now();
+    for (let i = 0; i < rows.length; i += BATCH) batch(rows.slice(i, i + BATCH));
+    return NOTES / ((performance.now() - started) / 1000);
+  } finally {
+    sql.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const inProcess = await syncRate("in-process");
+const https = await syncRate("https");
+const raw = await rawRate(inProcess.rows);
+const rows = [
+  { path: "raw SQLite inserts (ceiling)", "notes/s": fmt(raw), ratio: 1, target: "-" },
+  {
+    path: "sync in process",
+    "notes/s": fmt(inProcess.rate),
+    ratio: fmt(inProcess.rate / raw, 2),
+    target: ">= 0.5",
+  },
+  { path: "sync over HTTPS", "notes/s": fmt(https.rate), ratio: fmt(https.rate / raw, 2), target: ">= 0.25" },
+];
+printTable(`${NOTES} notes through one sync, Node ${process.version}`, rows);
+if (inProcess.rate / raw < 0.5 || https.rate / raw < 0.25) process.exitCode = 1;
