@@ -12,6 +12,7 @@ import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
 import { registerProjectRoutes } from "./api/projectRoutes.js";
+import { registerRouteRoutes } from "./api/routeRoutes.js";
 import * as errors from "./errors.js";
 import { HttpError, OAuthError } from "./HttpError.js";
 import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
@@ -122,7 +123,11 @@ export async function buildHubApp(
           onSyncFault:
             options.onSyncFault ??
             ((error, type) => app.log.error({ err: error, message: type }, "device sync message failed")),
+          onRoutingError:
+            options.onRoutingError ?? ((error) => app.log.error({ err: error }, "route delivery failed")),
         });
+  // Services made here end with the app: route deliveries in flight stop before the store closes.
+  if (!("services" in options)) app.addHook("onClose", () => services.routing.stop());
 
   app.setErrorHandler((error, request, reply) => {
     const path = request.url.split("?")[0]!;
@@ -173,6 +178,7 @@ export async function buildHubApp(
   registerEnvRoutes(router);
   registerNoteRoutes(router);
   registerDeviceSyncRoutes(router);
+  registerRouteRoutes(router);
   await app.ready();
   return { app, services };
 }
