@@ -769,6 +769,11 @@ export class RoutingService {
     }
   }
 
+  /** Attempts and web requests in flight now. */
+  inFlight(): number {
+    return this.#inflight.size;
+  }
+
   /** Deliveries waiting or in flight (queued in the store), per route UID. */
   pending(): Map<string, number> {
     const out = new Map<string, number>();
