@@ -13,6 +13,7 @@ import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
 import { SystemClock } from "../../../runtime/SystemClock.js";
+import { OpenApiContract } from "../support/OpenApiContract.js";
 import { HttpEndpoint, MqttBroker } from "./support/servers.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -47,6 +48,8 @@ describe("a listening hub on the real clock", () => {
   let broker: MqttBroker;
   const device = "dev:864475040523995";
   const faults: unknown[] = [];
+  /** Answers to the test's own requests that break the OpenAPI contract (the client's are its models' business). */
+  const violations: string[] = [];
 
   const api = async (method: string, path: string, body?: unknown): Promise<any> => {
     const res = await fetch(`${url}${path}`, {
@@ -55,6 +58,17 @@ describe("a listening hub on the real clock", () => {
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     const text = await res.text();
+    const contract = OpenApiContract.load();
+    if (contract) {
+      const checked = contract.check(
+        method,
+        path.split("?")[0]!,
+        res.status,
+        res.headers.get("content-type") ?? "",
+        text,
+      );
+      violations.push(...checked.problems);
+    }
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
@@ -105,6 +119,7 @@ describe("a listening hub on the real clock", () => {
     await broker.close();
     await rm(dir, { recursive: true, force: true });
     expect(faults).toEqual([]);
+    expect(violations).toEqual([]);
   });
 
   it("delivers events to an HTTP endpoint in every transform format, routes made with the official client", async () => {
