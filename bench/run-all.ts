@@ -13,6 +13,8 @@ const benches = [
   "storage",
   "hub-api",
   "fleet-boot",
+  "sync",
+  "routes",
   "startup",
 ];
 const failed: string[] = [];

@@ -20,6 +20,7 @@ import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
 import { registerProjectRoutes } from "./api/projectRoutes.js";
 import { registerUsageRoutes } from "./api/usageRoutes.js";
+import { registerRouteRoutes } from "./api/routeRoutes.js";
 import * as errors from "./errors.js";
 import { HttpError, OAuthError } from "./HttpError.js";
 import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
@@ -222,7 +223,11 @@ export async function buildHubApp(
           onSyncFault:
             options.onSyncFault ??
             ((error, type) => app.log.error({ err: error, message: type }, "device sync message failed")),
+          onRoutingError:
+            options.onRoutingError ?? ((error) => app.log.error({ err: error }, "route delivery failed")),
         });
+  // Services made here end with the app: route deliveries in flight stop before the store closes.
+  if (!("services" in options)) app.addHook("onClose", () => services.routing.stop());
 
   app.setErrorHandler((error, request, reply) => {
     const path = request.url.split("?")[0]!;
@@ -264,6 +269,7 @@ export async function buildHubApp(
   registerDeviceSyncRoutes(router);
   registerEventRoutes(router);
   registerUsageRoutes(router);
+  registerRouteRoutes(router);
   await app.ready();
   return { app, services };
 }

@@ -8,6 +8,7 @@ import { DeviceService } from "./devices/DeviceService.js";
 import { EventService } from "./events/EventService.js";
 import { HubIds } from "./HubIds.js";
 import { NoteService } from "./notes/NoteService.js";
+import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js";
 import type { HubStore } from "./store/HubStore.js";
 import type { EventRecord } from "./store/records.js";
 import { SyncNotifier } from "./sync/SyncNotifier.js";
@@ -39,6 +40,8 @@ export interface HubServices {
   readonly sync: SyncService;
   /** Wakes sessions waiting for a device's signals or notefile changes (continuous mode). */
   readonly notifier: SyncNotifier;
+  /** Routes: their definitions, event delivery on the hub clock, proxied web requests. */
+  readonly routing: RoutingService;
 }
 
 export interface HubServicesOptions {
@@ -58,6 +61,10 @@ export interface HubServicesOptions {
   zoneLookup?: ZoneLookup | false;
   /** Told of a fault while handling a sync message (the module is answered `{hub-error}`). */
   onSyncFault?: (error: unknown, type: string) => void;
+  /** Route delivery settings (retry delays). */
+  routing?: RoutingOptions;
+  /** Told of a fault of route delivery (a store failure); delivery goes on. */
+  onRoutingError?: (error: unknown) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -92,5 +99,6 @@ export function createHubServices(options: HubServicesOptions): HubServices {
       ...(options.zoneLookup !== undefined ? { zoneLookup: options.zoneLookup } : {}),
       ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
     }),
+    routing: new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing),
   };
 }

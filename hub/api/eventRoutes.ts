@@ -1,5 +1,4 @@
 import type { JsonObject } from "../../core/json.js";
-import * as errors from "../errors.js";
 import { EVENT_SORT_KEYS, type EventFilter, type EventRecord } from "../store/records.js";
 import { defaultCsvFields, eventsCsv, parseSelectFields, selectMembers } from "./eventFields.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
@@ -107,11 +106,4 @@ export function registerEventRoutes(router: HubRouter): void {
   router.project("GET", `${P}/fleets/:fleetUID/events-cursor`, "viewer", async (ctx) =>
     eventsByCursor(ctx, (await resolveFleet(ctx, ctx.params.fleetUID!)).uid),
   );
-
-  // No routes yet, so no event has been routed: a known event has no logs.
-  router.project("GET", `${P}/events/:eventUID/route-logs`, "viewer", async (ctx) => {
-    const uid = ctx.params.eventUID!;
-    if (!(await ctx.services.store.telemetry.getEvent(ctx.project.uid, uid))) throw errors.eventNotFound(uid);
-    return [];
-  });
 }

@@ -3,6 +3,7 @@ import type { UsageAggregate, UsagePeriod, UsageQuery } from "../store/records.j
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import type { QueryReader } from "./QueryReader.js";
 import { dataUsage, eventsUsage, sessionsUsage } from "./usageReports.js";
+import { isoTime } from "./views.js";
 
 const PERIODS = ["day", "week", "month"] as const;
 const AGGREGATES = ["device", "fleet", "project"] as const;
@@ -107,14 +108,29 @@ export function registerUsageRoutes(router: HubRouter): void {
     });
   });
 
-  // No routes yet, so nothing was routed: the shape the definition gives, empty.
+  // Route logs counted per period, per route or for the whole project.
   router.project("GET", `${U}/route-logs`, "viewer", async (ctx) => {
     const q = ctx.query;
-    period(q);
-    range(ctx);
-    q.oneOf("aggregate", ["route", "project"] as const);
-    limit(q);
+    const per = period(q);
+    const aggregate = q.oneOf("aggregate", ["route", "project"] as const) ?? "route";
+    const { fromSec, toSec } = range(ctx);
+    const max = limit(q);
     q.bool("skipRecentData", false);
-    return { route_logs: [], truncated: false };
+    const rows = await router.services.store.routes.logUsage(ctx.project.uid, {
+      period: per,
+      fromSec,
+      toSec,
+      routeUids: q.list("routeUID"),
+      byProject: aggregate === "project",
+    });
+    const points = rows.slice(0, max).map((r) => ({
+      period: isoTime(r.periodSec * 1000),
+      ...(aggregate === "route" ? { route: r.routeUid } : {}),
+      successful_routes: r.successful,
+      failed_routes: r.failed,
+      total_routes: r.successful + r.failed,
+      avg_latency_ms: r.avgLatencyMs,
+    }));
+    return { route_logs: points, truncated: rows.length > max };
   });
 }

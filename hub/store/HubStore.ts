@@ -33,6 +33,7 @@ import type {
   UserRecord,
 } from "./records.js";
 import type { JsonObject } from "../../core/json.js";
+import type { RouteStore } from "./RouteStore.js";
 
 /**
  * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is
@@ -50,6 +51,8 @@ export interface HubStore {
   readonly telemetry: TelemetryStore;
   readonly descriptions: DescriptionStore;
   readonly credentials: CredentialStore;
+  /** Routes, their delivery queue and their logs. */
+  readonly routes: RouteStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error

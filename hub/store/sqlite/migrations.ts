@@ -304,4 +304,55 @@ export const migrations: readonly string[] = [
   CREATE INDEX sessions_project ON sessions(project_uid, began);
   CREATE INDEX health_log_project ON health_log(project_uid, when_sec);
   `,
+
+  // 5: routes: routes, the queue of deliveries waiting for their turn (so that a restart resumes
+  // them) and one log row per attempt. New tables only, so this migration does not depend on the
+  // order it runs in among others that only add their own tables or columns.
+  `
+  CREATE TABLE routes (
+    uid TEXT PRIMARY KEY,
+    project_uid TEXT NOT NULL REFERENCES projects(uid) ON DELETE CASCADE,
+    label TEXT NOT NULL,
+    type TEXT NOT NULL,
+    schema TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    notes TEXT,
+    settings TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    modified INTEGER NOT NULL
+  );
+  CREATE INDEX routes_project ON routes(project_uid, created);
+
+  -- AUTOINCREMENT: a sequence number is never reused, so one that lingers in memory after its
+  -- route was deleted can never name another delivery.
+  CREATE TABLE route_queue (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    route_uid TEXT NOT NULL REFERENCES routes(uid) ON DELETE CASCADE,
+    project_uid TEXT NOT NULL,
+    event_uid TEXT NOT NULL,
+    attempt INTEGER NOT NULL,
+    due INTEGER NOT NULL,
+    source TEXT NOT NULL
+  );
+
+  CREATE TABLE route_logs (
+    id INTEGER PRIMARY KEY,
+    project_uid TEXT NOT NULL,
+    route_uid TEXT NOT NULL,
+    event_uid TEXT NOT NULL,
+    device_uid TEXT NOT NULL,
+    file TEXT NOT NULL,
+    date INTEGER NOT NULL,
+    duration INTEGER NOT NULL,
+    attn INTEGER NOT NULL,
+    status TEXT NOT NULL,
+    text TEXT NOT NULL,
+    url TEXT NOT NULL,
+    source TEXT NOT NULL
+  );
+  -- A route or an event belongs to one project, so the project need not lead these indexes
+  -- (smaller indexes: a log row is written for every attempt).
+  CREATE INDEX route_logs_route ON route_logs(route_uid, date);
+  CREATE INDEX route_logs_event ON route_logs(event_uid);
+  `,
 ];

@@ -6,7 +6,7 @@ import type { ProjectRole } from "../../../hub/store/records.js";
  * so that a route registered with the wrong role fails the tests.
  *
  * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization,
- * {E} event.
+ * {E} event, {R} route.
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -166,6 +166,18 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/v1/projects/{P}/fleets/{F}/events", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/fleets/{F}/events-cursor", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/events/{E}/route-logs", access: "viewer" },
+  // routes
+  { method: "GET", path: "/v1/projects/{P}/routes", access: "viewer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/routes",
+    access: "developer",
+    body: { label: "x", type: "http", disabled: true, http: { url: "http://127.0.0.1:9/x" } },
+  },
+  { method: "GET", path: "/v1/projects/{P}/routes/{R}", access: "viewer" },
+  { method: "PUT", path: "/v1/projects/{P}/routes/{R}", access: "developer", body: { label: "renamed" } },
+  { method: "GET", path: "/v1/projects/{P}/routes/{R}/route-logs", access: "viewer" },
+  { method: "DELETE", path: "/v1/projects/{P}/routes/{R}", access: "developer" },
   // usage
   { method: "GET", path: "/v1/projects/{P}/usage/data?period=day", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/usage/events?period=week", access: "viewer" },

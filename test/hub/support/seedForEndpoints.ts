@@ -54,8 +54,15 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     file: "data.qo",
     data: { req: "note.add", body: { n: 1 } },
   });
+  const route = await hub.services.routing.create(hub.projectUid, {
+    label: "Seeded",
+    type: "http",
+    disabled: true,
+    http: { url: "http://127.0.0.1:9/in" },
+  });
   return {
     E: event.uid,
+    R: route.uid,
     P: hub.projectUid,
     D: device.uid,
     SPARED: spare.uid,

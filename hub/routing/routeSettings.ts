@@ -1,0 +1,505 @@
+import { isJsonObject, type JsonObject } from "../../core/json.js";
+import { ServiceError } from "../ServiceError.js";
+
+/**
+ * What a route is made of, per the current OpenAPI's `NotehubRoute`: a type, and the settings
+ * object of that type's schema (`http`, `mqtt`, `aws`, ...), each schema with its own fields.
+ * The older definition (client 1.0.27-beta.5) sends `route_type` and `schema` instead; both are
+ * read here, the current shape is the one stored and answered.
+ */
+
+type FieldKind = "string" | "uri" | "integer" | "boolean" | "strings" | "headers" | "filter" | "transform";
+
+const COMMON = {
+  filter: "filter",
+  fleets: "strings",
+  throttle_ms: "integer",
+  timeout: "integer",
+  transform: "transform",
+} as const satisfies Record<string, FieldKind>;
+
+/** The fields of each schema (the current definition's, every one `additionalProperties: false`). */
+export const ROUTE_SCHEMAS: Record<string, Record<string, FieldKind>> = {
+  http: { ...COMMON, url: "uri", http_headers: "headers", disable_http_headers: "boolean" },
+  proxy: {
+    fleets: "strings",
+    timeout: "integer",
+    transform: "transform",
+    url: "uri",
+    alias: "string",
+    http_headers: "headers",
+  },
+  mqtt: {
+    ...COMMON,
+    broker: "string",
+    port: "string",
+    topic: "string",
+    client_id: "string",
+    username: "string",
+    password: "string",
+    certificate: "string",
+    certificate_name: "string",
+    key: "string",
+    private_key_name: "string",
+  },
+  aws: {
+    ...COMMON,
+    url: "uri",
+    http_headers: "headers",
+    disable_http_headers: "boolean",
+    access_key_id: "string",
+    access_key_secret: "string",
+    channel: "string",
+    message_deduplication_id: "string",
+    message_group_id: "string",
+    region: "string",
+    role_arn: "string",
+  },
+  azure: {
+    ...COMMON,
+    url: "uri",
+    functions_key_secret: "string",
+    sas_policy_key: "string",
+    sas_policy_name: "string",
+  },
+  blynk: { ...COMMON, region: "string" },
+  datacake: { ...COMMON, url: "uri", http_headers: "headers", disable_http_headers: "boolean" },
+  google: { ...COMMON, url: "uri", token: "string" },
+  qubitro: { ...COMMON, project_id: "string", webhook_signing_key: "string" },
+  radnote: {
+    fleets: "strings",
+    throttle_ms: "integer",
+    client_id: "string",
+    client_secret: "string",
+    data_feed_key: "string",
+    event_id: "integer",
+    test_api: "boolean",
+  },
+  s3archive: {
+    ...COMMON,
+    url: "uri",
+    archive_count_exceeds: "integer",
+    archive_every_mins: "integer",
+    archive_id: "string",
+    bucket_endpoint: "string",
+    bucket_name: "string",
+    bucket_region: "string",
+    file_access: "string",
+    file_folder: "string",
+    file_format: "string",
+    key_id: "string",
+    key_secret: "string",
+  },
+  slack: {
+    ...COMMON,
+    webhook_url: "uri",
+    bearer: "string",
+    blocks: "string",
+    channel: "string",
+    text: "string",
+  },
+  snowflake: {
+    filter: "filter",
+    fleets: "strings",
+    timeout: "integer",
+    transform: "transform",
+    account_name: "string",
+    organization_name: "string",
+    pem: "string",
+    private_key_name: "string",
+    user_name: "string",
+  },
+  snowpipe_streaming: {
+    filter: "filter",
+    fleets: "strings",
+    timeout: "integer",
+    transform: "transform",
+    account_name: "string",
+    database_name: "string",
+    organization_name: "string",
+    pem: "string",
+    pipe_name: "string",
+    private_key_name: "string",
+    schema_name: "string",
+    user_name: "string",
+  },
+  thingworx: { ...COMMON, url: "uri", app_key: "string" },
+  twilio: {
+    filter: "filter",
+    fleets: "strings",
+    throttle_ms: "integer",
+    timeout: "integer",
+    account_sid: "string",
+    auth_token: "string",
+    from: "string",
+    to: "string",
+    message: "string",
+  },
+};
+
+/**
+ * Route types and the schema holding their settings: the older definition's `route_type` names,
+ * and for the schemas it did not know, the schema's own name.
+ */
+export const ROUTE_TYPES: Record<string, string> = {
+  http: "http",
+  proxy: "proxy",
+  mqtt: "mqtt",
+  "aws-iot-analytics": "aws",
+  "aws-lambda": "aws",
+  "aws-lambda-with-access-key": "aws",
+  "aws-sqs": "aws",
+  "aws-sqs-fifo": "aws",
+  "aws-sqs-fifo-with-access-key": "aws",
+  "aws-sqs-with-access-key": "aws",
+  "azure-function": "azure",
+  "azure-function-with-key": "azure",
+  "azure-service-bus-with-sas-token": "azure",
+  "google-function": "google",
+  "radnote-radresp-fixed-survey": "radnote",
+  "radnote-radresp-mobile-survey": "radnote",
+  "slack-bearer": "slack",
+  "slack-webhook": "slack",
+  snowflake: "snowflake",
+  snowpipe_streaming: "snowpipe_streaming",
+  thingworx: "thingworx",
+  twilio: "twilio",
+  s3archive: "s3archive",
+  datacake: "datacake",
+  qubitro: "qubitro",
+  blynk: "blynk",
+};
+
+/** The older definition's name of the RadNote schema. */
+const SCHEMA_ALIASES: Record<string, string> = { radresponder: "radnote" };
+
+/** Types whose deliveries this simulator makes; every other type is stored, and refused at delivery. */
+export const DELIVERED_TYPES = new Set(["http", "proxy", "mqtt"]);
+
+/** Secrets: answered as this placeholder, which a later update may send back to keep the value. */
+export const SECRET_PLACEHOLDER = "********";
+const SECRET_FIELDS = new Set([
+  "password",
+  "certificate",
+  "key",
+  "access_key_secret",
+  "functions_key_secret",
+  "sas_policy_key",
+  "token",
+  "webhook_signing_key",
+  "client_secret",
+  "key_secret",
+  "bearer",
+  "pem",
+  "app_key",
+  "auth_token",
+]);
+
+export const FILTER_TYPES = ["", "all", "include", "exclude", "inclusion", "exclusion"] as const;
+export const TRANSFORM_FORMATS = [
+  "",
+  "none",
+  "json",
+  "bridge",
+  "jsonata",
+  "flatten",
+  "simple",
+  "body",
+  "payload",
+];
+
+/** A route as the API defines it, before it has a UID or times. */
+export interface RouteDefinition {
+  label: string;
+  type: string;
+  schema: string;
+  disabled: boolean;
+  notes: string | null;
+  settings: JsonObject;
+}
+
+const invalid = (field: string, why: string): ServiceError =>
+  new ServiceError("invalid", field, `${field} ${why}`);
+
+function str(value: unknown, field: string): string {
+  if (typeof value !== "string") throw invalid(field, "must be a string");
+  return value;
+}
+
+function boolOf(value: unknown, field: string): boolean {
+  // The hosted service's own examples echo `disabled` as the text "false".
+  if (value === "true") return true;
+  if (value === "false") return false;
+  if (typeof value !== "boolean") throw invalid(field, "must be true or false");
+  return value;
+}
+
+function intOf(value: unknown, field: string): number {
+  if (typeof value === "string" && /^\d{1,15}$/.test(value)) return Number(value);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 0) {
+    throw invalid(field, "must be a non-negative integer");
+  }
+  return value;
+}
+
+function strings(value: unknown, field: string): string[] {
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string")) {
+    throw invalid(field, "must be an array of strings");
+  }
+  if (value.length > 1000) throw invalid(field, "may hold at most 1000 entries");
+  return value as string[];
+}
+
+function uri(value: unknown, field: string): string {
+  const text = str(value, field).trim();
+  if (text === "") return "";
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    throw invalid(field, "must be an absolute URL");
+  }
+  if (!/^[a-z][a-z0-9+.-]*:$/i.test(url.protocol)) throw invalid(field, "must be an absolute URL");
+  return text;
+}
+
+function headers(value: unknown, field: string): Record<string, string> {
+  if (!isJsonObject(value)) throw invalid(field, "must be an object of header names to strings");
+  const out: Record<string, string> = {};
+  for (const [name, v] of Object.entries(value)) {
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/.test(name))
+      throw invalid(`${field}.${name}`, "is not a header name");
+    if (typeof v !== "string" || /[\r\n\0]/.test(v)) {
+      throw invalid(`${field}.${name}`, "must be a string without line breaks");
+    }
+    out[name] = v;
+  }
+  return out;
+}
+
+function filter(value: unknown, field: string, previous: JsonObject | undefined): JsonObject {
+  if (!isJsonObject(value)) throw invalid(field, "must be an object");
+  const out: JsonObject = { ...(previous ?? {}) };
+  if (value.type !== undefined && value.type !== null) {
+    const type = str(value.type, `${field}.type`);
+    if (!(FILTER_TYPES as readonly string[]).includes(type)) {
+      throw invalid(`${field}.type`, "must be one of all, include, exclude");
+    }
+    out.type = type;
+  }
+  if (value.system_notefiles !== undefined && value.system_notefiles !== null) {
+    out.system_notefiles = boolOf(value.system_notefiles, `${field}.system_notefiles`);
+  }
+  if (value.files !== undefined && value.files !== null) out.files = strings(value.files, `${field}.files`);
+  return out;
+}
+
+function transform(value: unknown, field: string, previous: JsonObject | undefined): JsonObject {
+  if (!isJsonObject(value)) throw invalid(field, "must be an object");
+  const out: JsonObject = { ...(previous ?? {}) };
+  if (value.format !== undefined && value.format !== null) {
+    const format = str(value.format, `${field}.format`);
+    if (!TRANSFORM_FORMATS.includes(format)) {
+      throw invalid(
+        `${field}.format`,
+        "must be one of jsonata, flatten, simple, body, payload, bridge or empty",
+      );
+    }
+    out.format = format;
+  }
+  for (const name of ["jsonata", "jsonata_in"]) {
+    if (value[name] !== undefined && value[name] !== null) {
+      const text = str(value[name], `${field}.${name}`);
+      if (text.length > 65_536) throw invalid(`${field}.${name}`, "may be at most 65536 characters");
+      out[name] = text;
+    }
+  }
+  return out;
+}
+
+/**
+ * The settings of `schema` read from `given`, over `previous` (an update changes only the fields
+ * it names). Unknown fields are dropped, as the hosted service ignores them; a secret sent back
+ * as its placeholder keeps its stored value.
+ */
+function readSettings(schema: string, given: JsonObject, previous: JsonObject | undefined): JsonObject {
+  const fields = ROUTE_SCHEMAS[schema]!;
+  const out: JsonObject = { ...(previous ?? {}) };
+  for (const [name, kind] of Object.entries(fields)) {
+    const value = given[name];
+    if (value === undefined) continue;
+    const field = `${schema}.${name}`;
+    if (value === null) {
+      delete out[name];
+      continue;
+    }
+    if (SECRET_FIELDS.has(name) && value === SECRET_PLACEHOLDER && previous?.[name] !== undefined) continue;
+    switch (kind) {
+      case "string":
+        // The older definition has the MQTT port as an integer; the current one as a string.
+        out[name] =
+          typeof value === "number" && name === "port" ? String(intOf(value, field)) : str(value, field);
+        break;
+      case "uri":
+        out[name] = uri(value, field);
+        break;
+      case "integer":
+        out[name] = intOf(value, field);
+        break;
+      case "boolean":
+        out[name] = boolOf(value, field);
+        break;
+      case "strings":
+        out[name] = strings(value, field);
+        break;
+      case "headers":
+        out[name] = headers(value, field);
+        break;
+      case "filter":
+        out[name] = filter(value, field, previous?.[name] as JsonObject | undefined);
+        break;
+      case "transform":
+        out[name] = transform(value, field, previous?.[name] as JsonObject | undefined);
+        break;
+    }
+  }
+  return out;
+}
+
+/** What every route of a schema shows even when never set (the hosted service's defaults). */
+function withDefaults(schema: string, settings: JsonObject): JsonObject {
+  const fields = ROUTE_SCHEMAS[schema]!;
+  const out: JsonObject = { ...settings };
+  if (fields.fleets && out.fleets === undefined) out.fleets = [];
+  if (fields.filter && out.filter === undefined) out.filter = { type: "", system_notefiles: false };
+  if (fields.transform && out.transform === undefined) out.transform = {};
+  if (fields.throttle_ms && out.throttle_ms === undefined) out.throttle_ms = 0;
+  if (fields.timeout && out.timeout === undefined) out.timeout = 0;
+  if (fields.disable_http_headers && out.disable_http_headers === undefined) out.disable_http_headers = false;
+  return out;
+}
+
+/** Which settings member (and type) a body names: the current shape or the older one. */
+function settingsOf(body: JsonObject): { schema: string; given: JsonObject } | undefined {
+  const named = Object.keys(ROUTE_SCHEMAS).filter((key) => body[key] !== undefined && body[key] !== null);
+  if (named.length > 1) {
+    throw new ServiceError(
+      "invalid",
+      named.join(","),
+      `a route has one settings object; got ${named.join(", ")}`,
+    );
+  }
+  if (named.length === 1) {
+    const schema = named[0]!;
+    const given = body[schema];
+    if (!isJsonObject(given)) throw invalid(schema, "must be an object");
+    return { schema, given };
+  }
+  if (body.schema !== undefined && body.schema !== null) {
+    if (!isJsonObject(body.schema)) throw invalid("schema", "must be an object");
+    return { schema: "", given: body.schema };
+  }
+  return undefined;
+}
+
+function typeOf(body: JsonObject): string | undefined {
+  const type = body.type ?? null;
+  const older = body.route_type ?? null;
+  if (type !== null && older !== null && type !== older) {
+    throw invalid("type", "and route_type name different types");
+  }
+  const value = type ?? older;
+  if (value === null) return undefined;
+  const name = str(value, type !== null ? "type" : "route_type");
+  if (ROUTE_TYPES[name] === undefined) {
+    throw invalid("type", `must be one of ${Object.keys(ROUTE_TYPES).join(", ")}`);
+  }
+  return name;
+}
+
+function common(
+  body: JsonObject,
+  previous?: RouteDefinition,
+): Omit<RouteDefinition, "type" | "schema" | "settings"> {
+  let label = previous?.label ?? "";
+  if (body.label !== undefined && body.label !== null) {
+    label = str(body.label, "label");
+    if (label.length > 200) throw invalid("label", "may be at most 200 characters");
+  }
+  let notes = previous?.notes ?? null;
+  if (body.notes !== undefined) {
+    notes = body.notes === null ? null : str(body.notes, "notes");
+    if (notes !== null && notes.length > 1024) throw invalid("notes", "may be at most 1024 characters");
+  }
+  const disabled =
+    body.disabled === undefined || body.disabled === null
+      ? (previous?.disabled ?? false)
+      : boolOf(body.disabled, "disabled");
+  return { label, notes, disabled };
+}
+
+/** What a delivered type cannot work without. */
+function checkComplete(type: string, schema: string, settings: JsonObject): void {
+  if (type === "http" && !settings.url) throw invalid(`${schema}.url`, "is required for an http route");
+  if (type === "http" && !/^https?:/i.test(String(settings.url))) {
+    throw invalid(`${schema}.url`, "must be an http or https URL");
+  }
+  if (type === "proxy") {
+    if (!settings.url) throw invalid("proxy.url", "is required for a proxy route");
+    if (!/^https?:/i.test(String(settings.url))) throw invalid("proxy.url", "must be an http or https URL");
+    if (!settings.alias) throw invalid("proxy.alias", "is required for a proxy route");
+  }
+  if (type === "mqtt") {
+    if (!settings.broker) throw invalid("mqtt.broker", "is required for an mqtt route");
+    if (!settings.topic) throw invalid("mqtt.topic", "is required for an mqtt route");
+  }
+}
+
+/** A new route from a Create Route body (either definition's shape). */
+export function routeFromBody(body: JsonObject): RouteDefinition {
+  const found = settingsOf(body);
+  let type = typeOf(body);
+  if (!found && !type) throw invalid("type", "is required (or a settings object such as http)");
+  let schema = found?.schema || (type ? ROUTE_TYPES[type]! : "");
+  schema = SCHEMA_ALIASES[schema] ?? schema;
+  if (type && ROUTE_TYPES[type] !== schema) {
+    throw invalid(schema, `does not hold the settings of a route of type ${type} (${ROUTE_TYPES[type]})`);
+  }
+  if (!type) {
+    // Without a type, a schema that is a type of its own names it (`{"http": {...}}`).
+    if (ROUTE_TYPES[schema] !== schema) throw invalid("type", `is required for ${schema} settings`);
+    type = schema;
+  }
+  const settings = withDefaults(schema, readSettings(schema, found?.given ?? {}, undefined));
+  checkComplete(type, schema, settings);
+  return { ...common(body), type, schema, settings };
+}
+
+/** A route changed by an Update Route body: only what the body names changes. */
+export function routeWithChanges(current: RouteDefinition, body: JsonObject): RouteDefinition {
+  const type = typeOf(body);
+  if (type !== undefined && type !== current.type) {
+    throw invalid("type", `cannot change (the route is of type ${current.type}); create a new route`);
+  }
+  const found = settingsOf(body);
+  let settings = current.settings;
+  if (found) {
+    const schema = SCHEMA_ALIASES[found.schema] ?? found.schema;
+    if (schema !== "" && schema !== current.schema) {
+      throw invalid(schema, `does not hold the settings of this route (${current.schema})`);
+    }
+    settings = withDefaults(current.schema, readSettings(current.schema, found.given, current.settings));
+  }
+  checkComplete(current.type, current.schema, settings);
+  return { ...common(body, current), type: current.type, schema: current.schema, settings };
+}
+
+/** The settings as answered: secrets replaced by the placeholder. */
+export function maskedSettings(settings: JsonObject): JsonObject {
+  const out: JsonObject = {};
+  for (const [name, value] of Object.entries(settings)) {
+    out[name] =
+      SECRET_FIELDS.has(name) && typeof value === "string" && value !== "" ? SECRET_PLACEHOLDER : value;
+  }
+  return out;
+}
