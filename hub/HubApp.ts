@@ -6,7 +6,9 @@ import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
+import { registerDfuRoutes } from "./api/dfuRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
+import { registerFirmwareRoutes } from "./api/firmwareRoutes.js";
 import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
@@ -168,6 +170,8 @@ export async function buildHubApp(
   registerDeviceRoutes(router);
   registerEnvRoutes(router);
   registerNoteRoutes(router);
+  registerFirmwareRoutes(router);
+  registerDfuRoutes(router);
   await app.ready();
   return { app, services };
 }

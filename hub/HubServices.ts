@@ -2,6 +2,8 @@ import type { Clock } from "../core/Clock.js";
 import { Authenticator } from "./auth/Authenticator.js";
 import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
+import { DfuService } from "./dfu/DfuService.js";
+import { FirmwareService } from "./dfu/FirmwareService.js";
 import { EventService } from "./events/EventService.js";
 import { HubIds } from "./HubIds.js";
 import { NoteService } from "./notes/NoteService.js";
@@ -27,6 +29,10 @@ export interface HubServices {
   readonly devices: DeviceService;
   /** Hub-side note changes of a device's notefiles, recorded as events. */
   readonly notes: NoteService;
+  /** Firmware images of projects (upload, list, download, ranged reads). */
+  readonly firmware: FirmwareService;
+  /** Firmware updates of devices: requests, their history, and the protocol's firmware messages. */
+  readonly dfu: DfuService;
 }
 
 export interface HubServicesOptions {
@@ -47,6 +53,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const { store, clock } = options;
   const ids = options.ids ?? new HubIds();
   const events = new EventService(store, clock, ids, options.onListenerError);
+  const firmware = new FirmwareService(store, clock);
   return {
     store,
     clock,
@@ -57,5 +64,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     events,
     devices: new DeviceService(store, clock),
     notes: new NoteService(store, events, clock),
+    firmware,
+    dfu: new DfuService(store, clock, firmware),
   };
 }

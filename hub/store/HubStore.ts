@@ -25,6 +25,7 @@ import type {
   UserRecord,
 } from "./records.js";
 import type { JsonObject } from "../../core/json.js";
+import type { FirmwareStore } from "./FirmwareStore.js";
 
 /**
  * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is
@@ -42,6 +43,8 @@ export interface HubStore {
   readonly telemetry: TelemetryStore;
   readonly descriptions: DescriptionStore;
   readonly credentials: CredentialStore;
+  /** Firmware images and DFU requests (hub/dfu). */
+  readonly firmware: FirmwareStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error

@@ -277,4 +277,53 @@ export const migrations: readonly string[] = [
   DROP INDEX events_device_file;
   CREATE INDEX events_device_file ON events(project_uid, device_uid, file, received);
   `,
+  // NEW (DFU): firmware images of a project, stored in chunks beside their metadata, and the
+  // update requests of devices with their history. Self-contained (IF NOT EXISTS, no other table
+  // changed), so it may take any place among migrations appended by branches merged beside it.
+  `
+  CREATE TABLE IF NOT EXISTS firmware (
+    project_uid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    source TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    md5 TEXT NOT NULL,
+    crc32 INTEGER NOT NULL,
+    created INTEGER NOT NULL,
+    modified INTEGER NOT NULL,
+    version TEXT,
+    notes TEXT,
+    info TEXT,
+    image TEXT,
+    target TEXT,
+    published INTEGER NOT NULL DEFAULT 1,
+    created_by TEXT,
+    PRIMARY KEY (project_uid, type, filename)
+  );
+
+  CREATE TABLE IF NOT EXISTS firmware_chunks (
+    project_uid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (project_uid, type, filename, seq)
+  );
+
+  CREATE TABLE IF NOT EXISTS dfu_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_uid TEXT NOT NULL,
+    device_uid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    initiated INTEGER NOT NULL,
+    current_version TEXT,
+    requested_version TEXT,
+    state TEXT NOT NULL,
+    updates TEXT NOT NULL DEFAULT '[]',
+    source TEXT NOT NULL,
+    seq INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS dfu_requests_device ON dfu_requests(project_uid, device_uid, type, id);
+  `,
 ];
