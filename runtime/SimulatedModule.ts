@@ -27,7 +27,7 @@ import { withAuxPins } from "../firmware/world/withAuxPins.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
-  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown"
+  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu"
 > {
   readonly clock: Clock;
   /**
@@ -305,6 +305,7 @@ export class SimulatedModule {
       ...(options.strictArgs !== undefined ? { strictArgs: options.strictArgs } : {}),
       ...(options.trace !== undefined ? { trace: options.trace } : {}),
       ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
+      ...(options.dfu ? { dfu: options.dfu } : {}),
     });
     this.#boots++;
   }
