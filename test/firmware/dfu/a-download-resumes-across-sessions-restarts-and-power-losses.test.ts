@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { md5Hex } from "../../../core/md5.js";
 import { IMAGE_OBJECT } from "../../../firmware/dfu/DfuAgent.js";
+import { POWER_LOSS_MODES } from "../../../firmware/storage/flash/PowerLossFlashFs.js";
 import { dfuRig, hostImage } from "./support/dfuRig.js";
 
 const APP = "app$20260101000000.bin";
@@ -44,14 +45,7 @@ describe("a firmware download resumes where the flash says it stopped", () => {
     expect(md5Hex(await stored(t))).toBe(md5Hex(bytes));
   });
 
-  it.each([
-    ["drop-unsynced" as const, 1],
-    ["drop-unsynced" as const, 2],
-    ["drop-unsynced" as const, 3],
-    ["torn" as const, 1],
-    ["torn" as const, 4],
-    ["keep-all" as const, 2],
-  ])(
+  it.each(POWER_LOSS_MODES.flatMap((mode) => [1, 2, 3, 4, 5, 7].map((step) => [mode, step] as const)))(
     "keeps a good image when the power fails (%s) at flash write %i of a download session",
     async (mode, step) => {
       const t = await dfuRig({ powerLoss: true, dfu: { sessionBytes: 40_000, readBytes: 10_000 } });
