@@ -165,6 +165,9 @@ export class OpenApiContract {
         problems.push(`${status} of ${name} declares no body, got ${body.slice(0, 80)}`);
       return { operation: name, problems };
     }
+    // A response in another declared media type (the events' text/csv) is text: nothing to parse.
+    const type = contentType.split(";")[0]!.trim().toLowerCase();
+    if (!json && type !== "" && content[type] !== undefined) return { operation: name, problems };
     const media = (content["application/json"] ?? Object.values(content)[0]) as Json | undefined;
     if (status !== 204 && media?.schema !== undefined) {
       if (!json) problems.push(`${status} of ${name} should be JSON, got ${contentType}`);
