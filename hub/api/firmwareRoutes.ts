@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { JsonObject } from "../../core/json.js";
 import {
@@ -6,7 +7,7 @@ import {
   firmwareTypeInvalid,
   hostFirmwareOnly,
 } from "../dfu/dfuErrors.js";
-import { infoString } from "../dfu/firmwareInfo.js";
+import { crc32, infoString } from "../dfu/firmwareInfo.js";
 import { MAX_FIRMWARE_BYTES, type FirmwareQuery } from "../dfu/FirmwareService.js";
 import { FIRMWARE_TYPES, type FirmwareRecord, type FirmwareType } from "../store/FirmwareStore.js";
 import type { HubRouter } from "./HubRouter.js";
@@ -102,43 +103,63 @@ export function registerFirmwareRoutes(router: HubRouter): void {
     return undefined;
   });
 
-  // The body is the image itself, whatever Content-Type the client gave it.
+  // The body is the image itself, whatever Content-Type the client gave it. Its digests are taken
+  // chunk by chunk as it arrives (no second pass over the whole image).
   router.app.register(async (scope: FastifyInstance) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser(
-      "*",
-      { parseAs: "buffer", bodyLimit: MAX_FIRMWARE_BYTES },
-      (_req, body, done) => done(null, body),
-    );
-    scope.setErrorHandler((error) => {
-      // The hub's handler shapes every error; this scope's limit is not the JSON one it names.
-      if ((error as { code?: string }).code === "FST_ERR_CTP_BODY_TOO_LARGE") {
-        throw firmwareTooLarge(MAX_FIRMWARE_BYTES);
-      }
-      throw error;
+    scope.addContentTypeParser("*", (_request, payload, done) => {
+      const md5 = createHash("md5");
+      const chunks: Buffer[] = [];
+      let crc = 0;
+      let size = 0;
+      let failed = false;
+      payload.on("data", (chunk: Buffer) => {
+        if (failed) return;
+        size += chunk.length;
+        if (size > MAX_FIRMWARE_BYTES) {
+          failed = true;
+          payload.resume();
+          return done(firmwareTooLarge(MAX_FIRMWARE_BYTES), undefined);
+        }
+        md5.update(chunk);
+        crc = crc32(chunk, crc);
+        chunks.push(chunk);
+      });
+      payload.on("error", (error) => {
+        if (!failed) done(error, undefined);
+        failed = true;
+      });
+      payload.on("end", () => {
+        if (failed) return;
+        const body: UploadBody = { content: Buffer.concat(chunks, size), md5: md5.digest("hex"), crc32: crc };
+        done(null, body);
+      });
     });
-    router.within(scope).project(
-      "PUT",
-      F,
-      "developer",
-      async (ctx) => {
-        const type = firmwareType(ctx.params.firmwareType);
-        const content = Buffer.isBuffer(ctx.request.body) ? ctx.request.body : Buffer.alloc(0);
-        if (content.length === 0) throw firmwareBodyEmpty();
-        const version = ctx.query.string("version");
-        const notes = ctx.query.string("notes");
-        const record = await firmware.upload(ctx.project.uid, type, {
-          source: ctx.params.filename!,
-          content: new Uint8Array(content.buffer, content.byteOffset, content.byteLength),
-          ...(version !== undefined ? { version } : {}),
-          ...(notes !== undefined ? { notes } : {}),
-          createdBy: ctx.principal.kind === "user" ? ctx.principal.userUid : null,
-        });
-        return firmwareView(record);
-      },
-      { bodyLimit: MAX_FIRMWARE_BYTES },
-    );
+    router.within(scope).project("PUT", F, "developer", async (ctx) => {
+      const type = firmwareType(ctx.params.firmwareType);
+      const body = ctx.request.body as UploadBody | undefined;
+      if (!body || body.content.length === 0) throw firmwareBodyEmpty();
+      const version = ctx.query.string("version");
+      const notes = ctx.query.string("notes");
+      const { content } = body;
+      const record = await firmware.upload(ctx.project.uid, type, {
+        source: ctx.params.filename!,
+        content: new Uint8Array(content.buffer, content.byteOffset, content.byteLength),
+        digests: { md5: body.md5, crc32: body.crc32 },
+        ...(version !== undefined ? { version } : {}),
+        ...(notes !== undefined ? { notes } : {}),
+        createdBy: ctx.principal.kind === "user" ? ctx.principal.userUid : null,
+      });
+      return firmwareView(record);
+    });
   });
+}
+
+/** An upload's body as its parser hands it over: the bytes and their digests. */
+interface UploadBody {
+  readonly content: Buffer;
+  readonly md5: string;
+  readonly crc32: number;
 }
 
 function optional<K extends string, V>(key: K, value: V | undefined): { [P in K]?: V } {

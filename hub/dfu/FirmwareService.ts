@@ -18,6 +18,8 @@ export interface FirmwareUpload {
   readonly version?: string;
   readonly notes?: string;
   readonly createdBy?: string | null;
+  /** The content's MD5 and CRC-32 when the caller took them already (as the bytes arrived). */
+  readonly digests?: { readonly md5: string; readonly crc32: number };
 }
 
 /** Get Available Firmware Information's filters and order. */
@@ -63,7 +65,7 @@ export class FirmwareService {
       );
     }
     const image = embeddedFirmwareInfo(upload.content) ?? null;
-    const { md5, crc32 } = digests(upload.content);
+    const { md5, crc32 } = upload.digests ?? digests(upload.content);
     return this.store.transaction(async () => {
       // Two uploads of one name within a second: the later one is stamped a second on.
       let at = this.clock.now();
@@ -72,6 +74,7 @@ export class FirmwareService {
         at += 1000;
         filename = storedFirmwareName(source, at);
       }
+      await this.store.firmware.putContent(projectUid, type, filename, upload.content);
       const now = this.clock.now();
       const record: FirmwareRecord = {
         projectUid,
@@ -91,7 +94,7 @@ export class FirmwareService {
         published: true,
         createdBy: upload.createdBy ?? null,
       };
-      await this.store.firmware.putImage(record, upload.content);
+      await this.store.firmware.putImage(record);
       return record;
     });
   }

@@ -78,11 +78,14 @@ export function digests(content: Uint8Array): { md5: string; crc32: number } {
   return { md5: createHash("md5").update(content).digest("hex"), crc32: crc32(content) };
 }
 
-/** CRC-32 (IEEE 802.3, zlib's): Node's own where it has one (20.15 and later). */
-export function crc32(content: Uint8Array): number {
-  const native = (zlib as { crc32?: (data: Uint8Array) => number }).crc32;
-  if (native) return native(content) >>> 0;
-  let crc = 0xffffffff;
+/**
+ * CRC-32 (IEEE 802.3, zlib's) of `content`, continuing from `previous` (the CRC of what came
+ * before it): Node's own where it has one (20.15 and later).
+ */
+export function crc32(content: Uint8Array, previous = 0): number {
+  const native = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
+  if (native) return native(content, previous) >>> 0;
+  let crc = (previous ^ 0xffffffff) >>> 0;
   for (const byte of content) crc = (TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8)) >>> 0;
   return (crc ^ 0xffffffff) >>> 0;
 }

@@ -67,8 +67,13 @@ export interface DfuRequestRecord {
  * ranges (a module downloads them in pieces); every method is atomic on its own.
  */
 export interface FirmwareStore {
-  /** Stores a new image; throws `conflict` when the project already has one of that name and type. */
-  putImage(record: FirmwareRecord, content: Uint8Array): Promise<void>;
+  /**
+   * Stores an image's bytes under its name (replacing any stored there); `putImage` then makes
+   * it an image. Call both in one transaction.
+   */
+  putContent(projectUid: string, type: FirmwareType, filename: string, content: Uint8Array): Promise<void>;
+  /** Stores a new image's record; throws `conflict` when the project already has one of that name and type. */
+  putImage(record: FirmwareRecord): Promise<void>;
   getImage(projectUid: string, type: FirmwareType, filename: string): Promise<FirmwareRecord | undefined>;
   /** A project's images (of one type, when given), oldest first. */
   listImages(projectUid: string, type?: FirmwareType): Promise<FirmwareRecord[]>;

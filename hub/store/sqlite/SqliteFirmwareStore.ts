@@ -99,7 +99,33 @@ const IMAGE_COLUMNS =
 export class SqliteFirmwareStore implements FirmwareStore {
   constructor(private readonly sql: SqliteConnection) {}
 
-  async putImage(r: FirmwareRecord, content: Uint8Array): Promise<void> {
+  async putContent(
+    projectUid: string,
+    type: FirmwareType,
+    filename: string,
+    content: Uint8Array,
+  ): Promise<void> {
+    this.sql.transaction(() => {
+      this.sql.run(
+        "DELETE FROM firmware_chunks WHERE project_uid = ? AND type = ? AND filename = ?",
+        projectUid,
+        type,
+        filename,
+      );
+      for (let at = 0, seq = 0; at < content.length; at += FIRMWARE_CHUNK_BYTES, seq++) {
+        this.sql.run(
+          "INSERT INTO firmware_chunks (project_uid, type, filename, seq, data) VALUES (?, ?, ?, ?, ?)",
+          projectUid,
+          type,
+          filename,
+          seq,
+          content.subarray(at, Math.min(content.length, at + FIRMWARE_CHUNK_BYTES)),
+        );
+      }
+    });
+  }
+
+  async putImage(r: FirmwareRecord): Promise<void> {
     this.sql.transaction(() => {
       if (this.#image(r.projectUid, r.type, r.filename)) {
         throw new StoreError("conflict", `firmware ${r.filename} exists`);
@@ -123,16 +149,6 @@ export class SqliteFirmwareStore implements FirmwareStore {
         int(r.published),
         r.createdBy,
       );
-      for (let at = 0, seq = 0; at < content.length; at += FIRMWARE_CHUNK_BYTES, seq++) {
-        this.sql.run(
-          "INSERT INTO firmware_chunks (project_uid, type, filename, seq, data) VALUES (?, ?, ?, ?, ?)",
-          r.projectUid,
-          r.type,
-          r.filename,
-          seq,
-          content.subarray(at, Math.min(content.length, at + FIRMWARE_CHUNK_BYTES)),
-        );
-      }
     });
   }
 
