@@ -162,9 +162,12 @@ export class DfuAgent {
     const r = this.record(target);
     const off = this.#switches()[target]?.off === true;
     const card = this.record("card");
+    const none = !this.#host.images && r.mode === "idle";
     return {
       mode: r.mode,
-      status: r.status ?? defaultStatus(r.mode),
+      status: none
+        ? "this module has no flash set aside for firmware images"
+        : (r.status ?? defaultStatus(r.mode)),
       ...(r.image && r.mode !== "idle" ? { body: { ...r.image } } : {}),
       ...(off ? { off: true } : { on: true }),
       pending: r.mode === "downloading" || card.mode === "downloading" || card.mode === "ready",
