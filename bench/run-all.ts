@@ -4,7 +4,17 @@
  */
 import { spawnSync } from "node:child_process";
 
-const benches = ["dispatcher", "notes", "card-requests", "links", "i2c", "storage", "hub-api", "fleet-boot", "dfu"];
+const benches = [
+  "dispatcher",
+  "notes",
+  "card-requests",
+  "links",
+  "i2c",
+  "storage",
+  "hub-api",
+  "fleet-boot",
+  "dfu",
+];
 const failed: string[] = [];
 for (const name of benches) {
   console.log(`\n=== bench/${name}.ts`);

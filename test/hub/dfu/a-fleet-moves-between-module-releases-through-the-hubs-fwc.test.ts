@@ -23,7 +23,7 @@ describe("a fleet of modules and the hub's _fwc", () => {
   it("moves every module to the release _fwc names, up and back down, with the hub's history complete", async () => {
     const clock = new FakeClock();
     hub = await DfuBridgeHub.start(clock);
-    const fleet = [];
+    const fleet: Awaited<ReturnType<typeof bootDfuModule>>[] = [];
     for (const seed of [1, 2, 3]) {
       fleet.push(await bootDfuModule({ link: hub.link(), clock, seed, product: hub.productUid }));
     }
