@@ -635,23 +635,26 @@ export class DfuAgent {
   async #tidy(target: DfuTarget): Promise<void> {
     const images = this.#host.images;
     if (!images || !images.has(IMAGE_OBJECT[target])) return;
-    const holds = await this.#host.exclusive(() => HOLDS_IMAGE.has(this.record(target).mode));
-    if (!holds) await this.#dropImage(target);
+    // A read of the record needs no turn; the lock keeps the image's writers out.
+    if (!HOLDS_IMAGE.has(this.record(target).mode)) await this.#dropImage(target);
   }
 
-  /** At boot: images nobody holds go; an outboard update cut short starts again; the host is reset. */
+  /**
+   * At boot: images nobody holds go; an outboard update cut short starts again; the host is reset.
+   * A module with nothing under way takes no turn here.
+   */
   async #resume(): Promise<void> {
     for (const target of DFU_TARGETS) await this.#tidy(target);
-    const outboard = await this.#host.exclusive(() => {
-      const r = this.record("user");
-      if (r.flashing) {
-        saveTarget(this.#host.notebox, "user", { ...r, flashing: undefined }, this.#host.noteTime());
-      }
-      const o = this.outboardSettings();
-      return { configured: o.name !== undefined && o.on === true, noReset: o.noReset === true };
-    });
+    if (this.record("user").flashing) {
+      await this.#host.exclusive(() => {
+        const r = this.record("user");
+        if (r.flashing)
+          saveTarget(this.#host.notebox, "user", { ...r, flashing: undefined }, this.#host.noteTime());
+      });
+    }
     // A module set up for outboard updates resets its host when it starts, unless told not to.
-    if (outboard.configured && !outboard.noReset && !this.#disposed) await this.#pulseReset();
+    const o = this.outboardSettings();
+    if (o.name !== undefined && o.on === true && !o.noReset && !this.#disposed) await this.#pulseReset();
     this.#kickOutboard();
   }
 
@@ -673,6 +676,11 @@ export class DfuAgent {
   /** Starts an outboard update when a host image waits for one and it may run. */
   #kickOutboard(): void {
     if (this.#outboard || this.#disposed || !this.#host.images) return;
+    // Nothing to write, or no host class set: no turn is taken.
+    const r = this.record("user");
+    const o = this.outboardSettings();
+    if (!r.image || (r.mode !== "ready" && r.mode !== "outboard-ready") || o.name === undefined || !o.on)
+      return;
     const run = (async () => {
       const go = await this.#host.exclusive(() => this.#outboardDue());
       if (go) await this.#flashHost();
