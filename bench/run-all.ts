@@ -15,6 +15,7 @@ const benches = [
   "fleet-boot",
   "sync",
   "routes",
+  "dfu",
   "startup",
 ];
 const failed: string[] = [];

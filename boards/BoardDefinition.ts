@@ -55,8 +55,13 @@ export interface BoardDefinition {
     readonly chip?: string;
     /** The module's ATTN output, to a host input (interrupt-capable). */
     readonly attn: HeaderPin;
-    /** The host MCU's RESET input (active LOW), driven by the harness. */
+    /** The host MCU's RESET input (active LOW), driven by the harness and by `card.dfu` updates. */
     readonly hostReset: HeaderPin;
+    /**
+     * The host MCU's BOOT (boot-mode select) input, driven by the module during an outboard
+     * firmware update (`card.dfu`) and released otherwise. Absent: the rig has none wired.
+     */
+    readonly hostBoot?: HeaderPin;
     /** The module's AUX1..AUX4 pins. */
     readonly aux: readonly (HeaderPin & { readonly name: string })[];
   };

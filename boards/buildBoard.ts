@@ -4,7 +4,9 @@ import { GpioAttnPin } from "../hil/gpio/GpioAttnPin.js";
 import type { GpioChip } from "../hil/gpio/GpioChip.js";
 import { GpiodToolsChip } from "../hil/gpio/GpiodToolsChip.js";
 import { GpioAuxPins } from "../hil/gpio/GpioAuxPins.js";
+import { HostBootLine } from "../hil/gpio/HostBootLine.js";
 import { HostResetLine } from "../hil/gpio/HostResetLine.js";
+import type { HostDfuLines } from "../firmware/dfu/HostDfuLines.js";
 import { SimGpioChip } from "../hil/gpio/SimGpioChip.js";
 import { I2C_PROFILES, type I2cHardwareProfile } from "../hil/i2c/I2cHardwareProfile.js";
 import type { I2cTargetBackend, I2cTargetPort } from "../hil/i2c/I2cTargetBackend.js";
@@ -41,6 +43,10 @@ export interface BoardRig {
   readonly attnPin: AttnPin;
   /** The host MCU's RESET line, released (HIGH). */
   readonly hostReset: HostResetLine;
+  /** The host MCU's BOOT line, released (when the board names one). */
+  readonly hostBoot: HostBootLine | undefined;
+  /** RESET and BOOT as the module drives them in an outboard update (`card.dfu`). */
+  readonly hostLines: HostDfuLines;
   /** AUX1..4 line names on the GPIO chip, for whoever drives them. */
   readonly aux: Readonly<Record<string, string>>;
   /** The module's AUX1..4 pins on those lines (pass to the module through `withAuxPins`). */
@@ -111,6 +117,14 @@ export async function buildBoard(
     throw error;
   }
   const hostReset = new HostResetLine(resetLine, clock);
+  let hostBoot: HostBootLine | undefined;
+  try {
+    hostBoot = def.gpio.hostBoot ? await HostBootLine.claim(gpio, def.gpio.hostBoot.line) : undefined;
+  } catch (error) {
+    await attnLine.release();
+    await resetLine.release();
+    throw error;
+  }
   const auxPins = new GpioAuxPins(
     gpio,
     def.gpio.aux.map((a) => a.line),
@@ -128,6 +142,11 @@ export async function buildBoard(
     gpio,
     attnPin: new GpioAttnPin(attnLine),
     hostReset,
+    hostBoot,
+    hostLines: {
+      reset: (asserted) => (asserted ? hostReset.hold() : hostReset.release()),
+      boot: (high) => hostBoot?.drive(high),
+    },
     aux: Object.fromEntries(def.gpio.aux.map((a) => [a.name, a.line])),
     auxPins,
     i2c,
@@ -141,6 +160,7 @@ export async function buildBoard(
       if (i2c && attached) await i2c.close();
       await attnLine.release();
       await resetLine.release();
+      await hostBoot?.release();
       await auxPins.close();
       if (ownsGpio) await gpio.close();
     },

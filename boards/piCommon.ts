@@ -4,6 +4,7 @@ import { pin, type BoardDefinition } from "./BoardDefinition.js";
 export const PI_GPIO: BoardDefinition["gpio"] = {
   attn: pin(17, 11),
   hostReset: pin(27, 13),
+  hostBoot: pin(5, 29),
   aux: [
     { name: "AUX1", ...pin(22, 15) },
     { name: "AUX2", ...pin(23, 16) },

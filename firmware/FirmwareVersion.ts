@@ -1,4 +1,5 @@
 import type { JsonObject } from "../core/json.js";
+import type { Notebox } from "./storage/Notebox.js";
 import type { Variant } from "./Variant.js";
 
 /**
@@ -23,7 +24,10 @@ export function releaseNumbers(release: FirmwareRelease = FIRMWARE): string {
 }
 
 /** The `body` of `card.version`, as hubs record it (`firmware_module`). */
-export function firmwareBody(variant: Variant, release: FirmwareRelease = FIRMWARE): JsonObject {
+export function firmwareBody(
+  variant: Pick<Variant, "target">,
+  release: FirmwareRelease = FIRMWARE,
+): JsonObject {
   return {
     org: "Blues Wireless",
     product: "Notecard",
@@ -35,4 +39,21 @@ export function firmwareBody(variant: Variant, release: FirmwareRelease = FIRMWA
     ver_build: release.build,
     built: release.built,
   };
+}
+
+/**
+ * Configuration record of the release a firmware update installed (`FirmwareRelease`); absent, the
+ * module runs the release it was built as (`FIRMWARE`). A factory reset keeps it: it describes
+ * the code in the module's program flash, not its file system.
+ */
+export const INSTALLED_FIRMWARE_KEY = "firmware.installed";
+
+/** The release the module runs: the one a firmware update installed, else `FIRMWARE`. */
+export function installedRelease(notebox: Notebox): FirmwareRelease {
+  return notebox.config<FirmwareRelease>(INSTALLED_FIRMWARE_KEY) ?? FIRMWARE;
+}
+
+/** `card.version`'s `version`: `notecard-x.y.z.build`. */
+export function releaseName(release: FirmwareRelease = FIRMWARE): string {
+  return `notecard-${releaseNumbers(release)}.${release.build}`;
 }

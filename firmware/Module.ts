@@ -36,7 +36,8 @@ import { isJsonObject, type JsonObject } from "../core/json.js";
 import { Sensors, type LocationReport } from "./sensors/Sensors.js";
 import { SyncEngine, type IdentityRecord, type KeyRecord, type SyncHost } from "./sync/SyncEngine.js";
 import { CARD_KEYS } from "./config/CardSettings.js";
-import { firmwareBody } from "./FirmwareVersion.js";
+import { firmwareBody, installedRelease } from "./FirmwareVersion.js";
+import { DfuAgent, type DfuHost, type DfuOptions } from "./dfu/DfuAgent.js";
 import { encodeBase64 } from "../core/base64.js";
 import type { Surroundings } from "./world/Surroundings.js";
 import { World } from "./world/World.js";
@@ -86,6 +87,11 @@ export interface ModuleOptions {
    * `World` a scenario drives. By default a world of its own where nothing has placed the module.
    */
   readonly world?: Surroundings;
+  /**
+   * Firmware updates: how much a session downloads, the host's RESET and BOOT lines for outboard
+   * updates (a rig's GPIO lines), the outboard serial rate.
+   */
+  readonly dfu?: DfuOptions;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -97,7 +103,7 @@ let sharedDispatcher: RequestDispatcher | undefined;
  * One simulated module, composed from its ports. Requests are processed one at a time in
  * arrival order, whichever link they came from, as on the real module.
  */
-export class Module implements ModuleContext, SyncHost {
+export class Module implements ModuleContext, SyncHost, DfuHost {
   readonly clock: Clock;
   readonly random: Random;
   readonly variant: Variant;
@@ -127,6 +133,7 @@ export class Module implements ModuleContext, SyncHost {
   #attn!: Attn;
   #sensors: Sensors | undefined;
   #sync: SyncEngine | undefined;
+  #dfu: DfuAgent | undefined;
   #images: LargeObjectStore | undefined;
   #after: Uint8Array | undefined;
   #closed = false;
@@ -186,6 +193,10 @@ export class Module implements ModuleContext, SyncHost {
     // The sync engine's sessions, queue and signals are RAM: a restart starts a new one.
     this.#sync?.dispose();
     this.#sync = new SyncEngine(this);
+    // Firmware updates ride on the new engine's sessions; what was under way is in flash.
+    this.#dfu?.dispose();
+    this.#dfu = new DfuAgent(this, this.#options.dfu);
+    this.#dfu.start();
     // Sensor state and timers are RAM: a restart starts them again from the settings in flash.
     this.#sensors?.dispose();
     this.#sensors = new Sensors(this);
@@ -289,9 +300,9 @@ export class Module implements ModuleContext, SyncHost {
     return this.#options.defaultProduct;
   }
 
-  /** The `card.version` body: what the module tells its hub it runs. */
+  /** The `card.version` body: what the module tells its hub it runs (an update may have changed it). */
   firmware(): JsonObject {
-    return firmwareBody(this.variant);
+    return firmwareBody(this.variant, installedRelease(this.#notebox));
   }
 
   locationReport(): LocationReport {
@@ -314,6 +325,20 @@ export class Module implements ModuleContext, SyncHost {
   /** The module's end of the sync protocol (RAM: a restart makes a new one). */
   get sync(): SyncEngine {
     return this.#sync!;
+  }
+
+  /** Firmware updates of the host and of the module (RAM: a restart makes a new agent). */
+  get dfu(): DfuAgent {
+    return this.#dfu!;
+  }
+
+  /** Restarts the module on the same flash, as `card.restart` does, from outside a request. */
+  restart(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return this.#serialize(async () => {
+      this.log.info("module restarting");
+      await this.#boot();
+    });
   }
 
   time(): number | undefined {
@@ -394,6 +419,7 @@ export class Module implements ModuleContext, SyncHost {
       this.#after = undefined;
       this.#attn.noticeFileChanges(this.#notebox);
       this.#sync?.noticeSyncRequests();
+      this.#dfu?.noticeMode();
       await this.#afterReply();
       return reply;
     });
@@ -406,6 +432,7 @@ export class Module implements ModuleContext, SyncHost {
     this.#voltage?.dispose();
     this.#sensors?.dispose();
     this.#sync?.dispose();
+    this.#dfu?.dispose();
     this.#ownWorld?.dispose();
     await this.#writers.idle();
     await this.#images?.close();
@@ -521,6 +548,7 @@ export class Module implements ModuleContext, SyncHost {
     const notice = this.#reportIgnored(name, ignored);
     this.#attn.noticeFileChanges(this.#notebox);
     this.#sync?.noticeSyncRequests();
+    this.#dfu?.noticeMode();
     await this.#afterReply();
     if (!reply) return undefined;
     const wired = this.#wire(reply, sequence);

@@ -1,3 +1,4 @@
+import type { DfuAgent } from "./dfu/DfuAgent.js";
 import type { ModuleCore } from "./ModuleCore.js";
 import type { Sensors } from "./sensors/Sensors.js";
 import type { SyncEngine } from "./sync/SyncEngine.js";
@@ -8,4 +9,6 @@ export interface ModuleContext extends ModuleCore {
   readonly sync: SyncEngine;
   /** The module's sensors over the world: GPS, tracking, accelerometer, temperature, AUX pins. */
   readonly sensors: Sensors;
+  /** Firmware updates of the host and of the module (`dfu.*`, `card.dfu`). */
+  readonly dfu: DfuAgent;
 }

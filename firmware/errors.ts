@@ -345,3 +345,26 @@ export const ledNeedsAuxMode = (mode: string): SimError =>
   simError(`card.led: the AUX pins are in ${echo(mode)} mode; set card.aux mode to led, rgb or neo first`);
 export const ledColorNotInMode = (color: string, mode: string, colors: readonly string[]): SimError =>
   simError(`card.led: ${echo(color)} is not a color of ${mode} mode (${colors.join(", ")})`);
+
+// --- firmware updates (dfu.get, dfu.status, card.dfu) ------------------------------------------
+// The tag {dfu-not-ready} is the real module's (note-c's tests quote its reply while DFU mode is
+// starting); the prose is ours (docs/dfu.md).
+export const dfuModeRequired = (): SimError =>
+  simError("dfu.get: the module is not in DFU mode; send hub.set mode:dfu first {dfu-not-ready}");
+export const dfuModeStarting = (): SimError =>
+  simError(
+    "dfu.get: DFU mode is not fully active yet: the module is still ending its hub session {dfu-not-ready}",
+  );
+export const dfuNoImage = (mode: string): SimError =>
+  simError(`dfu.get: no host firmware is ready to read (dfu.status mode is ${mode})`);
+export const dfuNegative = (arg: string): SimError => simError(`dfu.get: ${arg} must not be negative`);
+export const dfuPastEnd = (offset: number, length: number): SimError =>
+  simError(`dfu.get: offset ${offset} is past the end of the ${length}-byte image`);
+export const dfuReadTooLong = (length: number, max: number): SimError =>
+  simError(`dfu.get: at most ${max} bytes can be read at a time, not ${length} {too-big}`);
+export const dfuVvalueNotSwitch = (text: string): SimError =>
+  simError(`dfu.status: vvalue "${echo(text)}" must give each state 1 (downloads on) or 0 (off)`);
+export const cardDfuSecondsNeedOff = (): SimError =>
+  simError("card.dfu: seconds is the time outboard updates stay off, so it needs off:true");
+export const dfuNoImageRoom = (request: string): SimError =>
+  simError(`${request}: this module has no flash set aside for firmware images {not-supported}`);

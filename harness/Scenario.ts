@@ -172,6 +172,12 @@ export class Scenario {
       timeKnown: options.timeKnown ?? false,
       attnPin: this.#attn.pin(this.#rig?.attnPin),
       ...(this.#rig && this.#rig.board.name !== "virtual" ? { auxPins: this.#rig.auxPins } : {}),
+      ...(options.hub
+        ? { hub: typeof options.hub === "function" ? options.hub(this.clock) : options.hub }
+        : {}),
+      ...(options.dfu || this.#rig
+        ? { dfu: { ...(this.#rig ? { hostLines: this.#rig.hostLines } : {}), ...options.dfu } }
+        : {}),
     });
     this.#power = new ScenarioPower(this.#sim, {
       capture: this.capture,

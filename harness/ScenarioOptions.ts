@@ -1,6 +1,9 @@
 import type { BoardDefinition } from "../boards/BoardDefinition.js";
+import type { Clock } from "../core/Clock.js";
 import type { BoardRigOptions } from "../boards/buildBoard.js";
+import type { DfuOptions } from "../firmware/dfu/DfuAgent.js";
 import type { ModuleLog } from "../firmware/ModuleLog.js";
+import type { HubConnection } from "../runtime/SimulatedModule.js";
 import type { FlashKvStoreOptions } from "../firmware/storage/flash/FlashKvStore.js";
 import type { KvStore } from "../firmware/storage/KvStore.js";
 import type { VariantName } from "../firmware/Variant.js";
@@ -43,4 +46,14 @@ export interface ScenarioOptions {
    */
   readonly board?: string | BoardDefinition;
   readonly boardOptions?: Omit<BoardRigOptions, "clock">;
+  /**
+   * The hub the module syncs with (none by default): in process, over HTTPS, or a link of the
+   * test's; given as a function, it is called with the scenario's clock (a hub on the same time).
+   */
+  readonly hub?: HubConnection | ((clock: Clock) => HubConnection);
+  /**
+   * Firmware updates: how much a session downloads, the outboard rate. On a board the module
+   * drives the host's RESET and BOOT lines the board names (unless `hostLines` is given here).
+   */
+  readonly dfu?: DfuOptions;
 }

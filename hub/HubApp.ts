@@ -15,6 +15,8 @@ import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
 import { registerEventRoutes } from "./api/eventRoutes.js";
+import { registerDfuRoutes } from "./api/dfuRoutes.js";
+import { registerFirmwareRoutes } from "./api/firmwareRoutes.js";
 import { registerFleetRoutes } from "./api/fleetRoutes.js";
 import { HubRouter } from "./api/HubRouter.js";
 import { registerNoteRoutes } from "./api/noteRoutes.js";
@@ -270,6 +272,8 @@ export async function buildHubApp(
   registerEventRoutes(router);
   registerUsageRoutes(router);
   registerRouteRoutes(router);
+  registerFirmwareRoutes(router);
+  registerDfuRoutes(router);
   await app.ready();
   return { app, services };
 }

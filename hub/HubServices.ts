@@ -5,6 +5,8 @@ import { Authenticator } from "./auth/Authenticator.js";
 import { LoginThrottle } from "./auth/LoginThrottle.js";
 import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
+import { DfuService } from "./dfu/DfuService.js";
+import { FirmwareService } from "./dfu/FirmwareService.js";
 import { EventService } from "./events/EventService.js";
 import { HubIds } from "./HubIds.js";
 import { NoteService } from "./notes/NoteService.js";
@@ -42,6 +44,10 @@ export interface HubServices {
   readonly notifier: SyncNotifier;
   /** Routes: their definitions, event delivery on the hub clock, proxied web requests. */
   readonly routing: RoutingService;
+  /** Firmware images of projects (upload, list, download, ranged reads). */
+  readonly firmware: FirmwareService;
+  /** Firmware updates of devices: requests, their history, and the protocol's firmware messages. */
+  readonly dfu: DfuService;
 }
 
 export interface HubServicesOptions {
@@ -76,6 +82,8 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const devices = new DeviceService(store, clock, notifier);
   // The hub only verifies signatures, so the key-making randomness of the default is never used.
   const crypto = options.crypto ?? new SeededCrypto({ nextUint32: () => 0 });
+  const firmware = new FirmwareService(store, clock);
+  const dfu = new DfuService(store, clock, firmware);
   return {
     store,
     clock,
@@ -96,9 +104,12 @@ export function createHubServices(options: HubServicesOptions): HubServices {
       devices,
       notifier,
       crypto,
+      dfu,
       ...(options.zoneLookup !== undefined ? { zoneLookup: options.zoneLookup } : {}),
       ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
     }),
     routing: new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing),
+    firmware,
+    dfu,
   };
 }

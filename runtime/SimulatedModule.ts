@@ -17,7 +17,7 @@ import { FlashKvStore, type FlashKvStoreOptions } from "../firmware/storage/flas
 import { PowerLossFlashFs, type PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { KvStore } from "../firmware/storage/KvStore.js";
 import { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
-import type { FlashFs } from "../firmware/storage/flash/FlashFs.js";
+import type { FlashFile, FlashFs } from "../firmware/storage/flash/FlashFs.js";
 import { MemoryFlashFs } from "../firmware/storage/flash/MemoryFlashFs.js";
 import type { Variant, VariantName } from "../firmware/Variant.js";
 import type { Surroundings } from "../firmware/world/Surroundings.js";
@@ -27,7 +27,7 @@ import { withAuxPins } from "../firmware/world/withAuxPins.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
-  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown"
+  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu"
 > {
   readonly clock: Clock;
   /**
@@ -296,7 +296,9 @@ export class SimulatedModule {
       power: this.power,
       radio: this.radio,
       world: this.#surroundings,
-      ...(this.#imagesFs ? { images: this.#imagesFs } : {}),
+      ...(this.#imagesFs
+        ? { images: this.#flashFs ? watchPower(this.#imagesFs, () => this.#checkPower()) : this.#imagesFs }
+        : {}),
       ...(this.#hubLink ? { hubLink: this.#hubLink } : {}),
       ...(options.hub?.product ? { defaultProduct: options.hub.product } : {}),
       // Keys come from their own stream, so that they do not shift the module's other randomness.
@@ -308,6 +310,7 @@ export class SimulatedModule {
       ...(options.strictArgs !== undefined ? { strictArgs: options.strictArgs } : {}),
       ...(options.trace !== undefined ? { trace: options.trace } : {}),
       ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
+      ...(options.dfu ? { dfu: options.dfu } : {}),
     });
     this.#boots++;
   }
@@ -378,4 +381,38 @@ export class SimulatedModule {
   #emit(call: (events: SimulatedModuleEvents) => void): void {
     for (const events of [...this.#events]) call(events);
   }
+}
+
+/**
+ * The images' flash (the journal's own) with the power watched: an image write that fails because
+ * the power went takes the module down at once, as a failing journal commit does.
+ */
+function watchPower(fs: FlashFs, check: () => void): FlashFs {
+  const watched = <T>(operation: Promise<T>): Promise<T> =>
+    operation.catch((error: unknown) => {
+      check();
+      throw error;
+    });
+  const file = (f: FlashFile): FlashFile => ({
+    get size() {
+      return f.size;
+    },
+    get writesAreDurable() {
+      return f.writesAreDurable;
+    },
+    append: (bytes) => watched(f.append(bytes)),
+    truncate: (size) => watched(f.truncate(size)),
+    sync: () => watched(f.sync()),
+    close: () => watched(f.close()),
+  });
+  return {
+    list: () => watched(fs.list()),
+    read: (name) => watched(fs.read(name)),
+    readRange: (name, offset, length) => watched(fs.readRange(name, offset, length)),
+    size: (name) => watched(fs.size(name)),
+    open: async (name, mode, options) => file(await watched(fs.open(name, mode, options))),
+    rename: (from, to) => watched(fs.rename(from, to)),
+    remove: (name) => watched(fs.remove(name)),
+    syncDir: () => watched(fs.syncDir()),
+  };
 }

@@ -44,7 +44,7 @@ import { VoltageVariable } from "../power/VoltageVariable.js";
 import { randomBytes, randomInt } from "../../core/Random.js";
 import { NOT_LORA } from "../Variant.js";
 import { syncState } from "../sync/SyncState.js";
-import { FIRMWARE, firmwareBody, releaseNumbers } from "../FirmwareVersion.js";
+import { firmwareBody, INSTALLED_FIRMWARE_KEY, installedRelease, releaseName } from "../FirmwareVersion.js";
 import type { Mutable } from "../../core/types.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
 import type { JsonObject } from "../../core/json.js";
@@ -90,13 +90,14 @@ function cardVersion({ args, module }: RequestContext): JsonObject {
   if (api !== undefined) {
     const major = Number(api);
     if (!Number.isInteger(major) || major < 1) throw apiVersionInvalid();
-    if (major > FIRMWARE.major) throw apiVersionUnsupported(major, FIRMWARE.major);
+    const running = installedRelease(module.notebox).major;
+    if (major > running) throw apiVersionUnsupported(major, running);
   }
   const v = module.variant;
-  const numbers = releaseNumbers();
+  const release = installedRelease(module.notebox);
   return {
-    body: firmwareBody(v),
-    version: `notecard-${numbers}.${FIRMWARE.build}`,
+    body: firmwareBody(v, release),
+    version: releaseName(release),
     name: "Blues Wireless Notecard",
     device: module.deviceUid,
     sku: v.sku,
@@ -168,7 +169,9 @@ function cardRestore({ args, module }: RequestContext): JsonObject {
     const key = box.config(CARD_KEYS.key);
     const lora = box.config(LORA_DETAILS_KEY);
     const i2c = box.config<IoSettings>(CARD_KEYS.io)?.i2c;
+    const installed = box.config(INSTALLED_FIRMWARE_KEY);
     box.eraseAll();
+    box.setConfig(INSTALLED_FIRMWARE_KEY, installed);
     box.setConfig(CARD_KEYS.identity, identity);
     box.setConfig(CARD_KEYS.key, key);
     box.setConfig(LORA_DETAILS_KEY, lora);

@@ -2,6 +2,7 @@ import { attnRequests } from "./attn.js";
 import { auxRequests } from "./aux.js";
 import { binaryRequests } from "./binary.js";
 import { cardRequests } from "./card.js";
+import { dfuRequests } from "./dfu.js";
 import { echoRequests } from "./echo.js";
 import { envRequests } from "./env.js";
 import { fileRequests } from "./file.js";
@@ -31,5 +32,6 @@ export const allRequests: readonly RequestTable[] = [
   motionRequests,
   sensorRequests,
   auxRequests,
+  dfuRequests,
   unbuiltRequests,
 ];

@@ -18,8 +18,6 @@ const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
  * without the request they answer as the real module does.
  */
 const waitingFor: Record<string, Waiting> = {
-  "dfu.get": { what: "firmware update (DFU)" },
-  "dfu.status": { what: "firmware update (DFU)" },
   web: { what: "web requests through hub proxy routes" },
   "web.get": { what: "web requests through hub proxy routes" },
   "web.post": { what: "web requests through hub proxy routes" },
@@ -31,7 +29,6 @@ const waitingFor: Record<string, Waiting> = {
   "card.transport": { what: RADIO },
   "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
   "card.power": { what: "the Mojo power monitor model" },
-  "card.dfu": { what: "outboard firmware update (DFU)" },
   "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },
   "card.trace": { what: "trace output on the host link" },
   "ntn.gps": { what: "the satellite (NTN) radio model", variants: ["ntn"] },

@@ -34,6 +34,7 @@ import type {
 } from "./records.js";
 import type { JsonObject } from "../../core/json.js";
 import type { RouteStore } from "./RouteStore.js";
+import type { FirmwareStore } from "./FirmwareStore.js";
 
 /**
  * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is
@@ -53,6 +54,8 @@ export interface HubStore {
   readonly credentials: CredentialStore;
   /** Routes, their delivery queue and their logs. */
   readonly routes: RouteStore;
+  /** Firmware images and DFU requests (hub/dfu). */
+  readonly firmware: FirmwareStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error

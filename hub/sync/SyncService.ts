@@ -15,6 +15,7 @@ import {
   type AckRequest,
   BATCH_LIMITS,
   type CloseRequest,
+  type DfuMessage,
   type DeviceEnvironment,
   type HelloReply,
   type HelloRequest,
@@ -33,6 +34,7 @@ import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type { DeviceService } from "../devices/DeviceService.js";
+import type { DfuService } from "../dfu/DfuService.js";
 import type { EventService, NewEvent } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
@@ -57,6 +59,8 @@ export interface SyncServiceOptions {
   clock: Clock;
   ids: HubIds;
   events: EventService;
+  /** Answers the firmware messages of sessions (`firmware`, `read`, `dfu`). */
+  dfu: DfuService;
   devices: DeviceService;
   notifier: SyncNotifier;
   /** Checks the modules' signatures (any valid Ed25519 signature passes, whoever made it). */
@@ -113,6 +117,7 @@ export class SyncService {
   readonly #clock: Clock;
   readonly #ids: HubIds;
   readonly #events: EventService;
+  readonly #dfu: DfuService;
   readonly #devices: DeviceService;
   readonly #notifier: SyncNotifier;
   readonly #crypto: Crypto;
@@ -135,6 +140,7 @@ export class SyncService {
     this.#clock = options.clock;
     this.#ids = options.ids;
     this.#events = options.events;
+    this.#dfu = options.dfu;
     this.#devices = options.devices;
     this.#notifier = options.notifier;
     this.#crypto = options.crypto;
@@ -169,6 +175,10 @@ export class SyncService {
           return await this.#open(request, transport, bytes);
         case "signals":
           return await this.#signals(request, bytes);
+        case "firmware":
+        case "read":
+        case "dfu":
+          return await this.#firmwareMessage(request, bytes);
         default:
           return await this.#store.transaction(() => this.#inSession(request, transport, bytes));
       }
@@ -525,6 +535,22 @@ export class SyncService {
       throw refuse(SYNC_ERRORS.badRequest, `${name} moves only in sessions over TLS`);
     }
     return kind;
+  }
+
+  /**
+   * A firmware message of an open session, answered by the DFU service (which takes its own
+   * transactions: a `read` of a large image holds no write lock).
+   */
+  async #firmwareMessage(request: DfuMessage, bytes: number): Promise<ProtocolReply> {
+    const found = await this.#store.transaction(() => this.#session(request.token));
+    if ("refused" in found) return found.refused;
+    const { session, device } = found;
+    const reply = await this.#dfu.handleSyncMessage(
+      { deviceUid: device.uid, projectUid: device.projectUid },
+      request,
+    );
+    await this.#account(session, bytes, reply);
+    return reply;
   }
 
   /** The module's changes of one notefile: queue notes become events, database notes merge. */

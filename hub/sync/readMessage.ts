@@ -4,6 +4,7 @@ import { isValidNoteId, MAX_NOTEFILE_NAME } from "../../core/notefileNames.js";
 import type {
   AckRequest,
   CloseRequest,
+  DfuMessage,
   HelloRequest,
   OpenRequest,
   PullRequest,
@@ -18,7 +19,14 @@ import { SyncRefusal } from "./SyncRefusal.js";
 
 /** Every request the hub understands, checked. */
 export type SyncRequest =
-  HelloRequest | OpenRequest | PushRequest | PullRequest | AckRequest | SignalsRequest | CloseRequest;
+  | HelloRequest
+  | OpenRequest
+  | PushRequest
+  | PullRequest
+  | AckRequest
+  | SignalsRequest
+  | CloseRequest
+  | DfuMessage;
 
 /** Notes in one batch (docs/sync-protocol.md, Limits). */
 export const MAX_BATCH_NOTES = BATCH_LIMITS.notes;
@@ -234,6 +242,12 @@ export function readMessage(message: unknown): SyncRequest {
       token();
       f.string("why", { max: 256 });
       usage(f.fields("usage", { optional: true }));
+      break;
+    case "firmware":
+    case "read":
+    case "dfu":
+      // Firmware messages: the session is the sync's to check, the rest the DFU service's to read.
+      token();
       break;
     default:
       throw bad(`unknown message type: ${type.slice(0, 32)}`);

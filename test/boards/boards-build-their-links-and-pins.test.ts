@@ -20,6 +20,7 @@ describe("board definitions", () => {
     const pins = [
       def.gpio.attn,
       def.gpio.hostReset,
+      ...(def.gpio.hostBoot ? [def.gpio.hostBoot] : []),
       ...def.gpio.aux,
       ...(def.serial ? [def.serial.txd, def.serial.rxd] : []),
       ...(def.i2c.bsc ? [def.i2c.bsc.sda, def.i2c.bsc.scl] : []),

@@ -5,6 +5,7 @@ import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
 import { SqliteDescriptionStore } from "./SqliteDescriptionStore.js";
 import { SqliteDeviceStore } from "./SqliteDeviceStore.js";
 import { SqliteEnvStore } from "./SqliteEnvStore.js";
+import { SqliteFirmwareStore } from "./SqliteFirmwareStore.js";
 import { SqliteNotefileStore } from "./SqliteNotefileStore.js";
 import { SqliteProjectStore } from "./SqliteProjectStore.js";
 import { SqliteRouteStore } from "./SqliteRouteStore.js";
@@ -38,6 +39,7 @@ export class SqliteHubStore implements HubStore {
   readonly descriptions: SqliteDescriptionStore;
   readonly credentials: SqliteCredentialStore;
   readonly routes: SqliteRouteStore;
+  readonly firmware: SqliteFirmwareStore;
 
   /** Opens (creating and migrating as needed) the database at `path`, or ":memory:". */
   constructor(path: string) {
@@ -54,6 +56,7 @@ export class SqliteHubStore implements HubStore {
     this.descriptions = gated(new SqliteDescriptionStore(sql), gate);
     this.credentials = gated(new SqliteCredentialStore(sql), gate);
     this.routes = gated(new SqliteRouteStore(sql), gate);
+    this.firmware = gated(new SqliteFirmwareStore(sql), gate);
   }
 
   transaction<T>(work: () => Promise<T>): Promise<T> {

@@ -355,4 +355,53 @@ export const migrations: readonly string[] = [
   CREATE INDEX route_logs_route ON route_logs(route_uid, date);
   CREATE INDEX route_logs_event ON route_logs(event_uid);
   `,
+
+  // 6: firmware images of a project, stored in chunks beside their metadata, and the
+  // update requests of devices with their history. New tables only.
+  `
+  CREATE TABLE IF NOT EXISTS firmware (
+    project_uid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    source TEXT NOT NULL,
+    length INTEGER NOT NULL,
+    md5 TEXT NOT NULL,
+    crc32 INTEGER NOT NULL,
+    created INTEGER NOT NULL,
+    modified INTEGER NOT NULL,
+    version TEXT,
+    notes TEXT,
+    info TEXT,
+    image TEXT,
+    target TEXT,
+    published INTEGER NOT NULL DEFAULT 1,
+    created_by TEXT,
+    PRIMARY KEY (project_uid, type, filename)
+  );
+
+  CREATE TABLE IF NOT EXISTS firmware_chunks (
+    project_uid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    data BLOB NOT NULL,
+    PRIMARY KEY (project_uid, type, filename, seq)
+  );
+
+  CREATE TABLE IF NOT EXISTS dfu_requests (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    project_uid TEXT NOT NULL,
+    device_uid TEXT NOT NULL,
+    type TEXT NOT NULL,
+    filename TEXT NOT NULL,
+    initiated INTEGER NOT NULL,
+    current_version TEXT,
+    requested_version TEXT,
+    state TEXT NOT NULL,
+    updates TEXT NOT NULL DEFAULT '[]',
+    source TEXT NOT NULL,
+    seq INTEGER NOT NULL DEFAULT 0
+  );
+  CREATE INDEX IF NOT EXISTS dfu_requests_device ON dfu_requests(project_uid, device_uid, type, id);
+  `,
 ];

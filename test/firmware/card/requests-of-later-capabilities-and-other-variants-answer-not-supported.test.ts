@@ -8,7 +8,6 @@ describe("requests that are not there", () => {
     "card.transport",
     "card.wifi",
     "card.power",
-    "card.dfu",
     "card.trace",
   ])("%s answers a clear {not-supported} error naming what it waits for, without {io}", async (req) => {
     const t = await bootTestModule({ variant: "cell-wifi" });
@@ -33,6 +32,9 @@ describe("requests that are not there", () => {
     ["cell", "ntn.status", "cell"],
     ["lora", "hub.log", "lora"],
     ["lora", "card.random", "lora"],
+    ["lora", "dfu.status", "lora"],
+    ["lora", "dfu.get", "lora"],
+    ["ntn", "card.dfu", "ntn"],
   ])("on %s, %s answers as the real module: request not supported for %s", async (variant, req, radio) => {
     const t = await bootTestModule({ variant });
     expect((await t.req({ req })).err).toBe(`request not supported for ${radio} {not-supported}`);

@@ -1,0 +1,20 @@
+import { HttpError } from "../HttpError.js";
+import { FIRMWARE_TYPES } from "../store/FirmwareStore.js";
+
+/**
+ * The firmware and DFU routes' own error texts (the rest come from hub/errors.ts). Ours, as the
+ * hosted service's wording is not public; clients test the status code.
+ */
+const bad = (text: string): HttpError => new HttpError(400, text);
+
+export const firmwareTypeInvalid = (): HttpError =>
+  bad(`firmwareType must be one of ${FIRMWARE_TYPES.join(", ")}`);
+export const dfuActionInvalid = (): HttpError => bad("the DFU action must be update or cancel");
+export const hostFirmwareOnly = (what: string): HttpError =>
+  bad(`only host firmware can be ${what} (the definition allows firmwareType host here)`);
+export const firmwareBodyEmpty = (): HttpError =>
+  bad("the request body is the firmware image (application/octet-stream), and it is empty");
+export const firmwareTooLarge = (limit: number): HttpError =>
+  new HttpError(413, `a firmware image may be at most ${limit} bytes`);
+export const dfuFilenameRequired = (): HttpError =>
+  bad("filename is required: the stored name of the image to update to (as the firmware list shows it)");
