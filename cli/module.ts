@@ -365,12 +365,6 @@ export function addModuleOptions(command: Command): Command {
     .option("--max-request <BYTES>", "longest request line accepted", parseInteger)
     .option("--strict", "answer unrecognized request arguments with an error instead of ignoring them")
     .option("--trace", "print every request and reply")
-    .option("--hub <URL>", "sync with the hub at URL: https://HOST:PORT (plain http:// only on loopback)")
-    .option("--hub-ca <FILE>", "the hub's CA certificate (default: the one D/credentials.json names)")
-    .option(
-      "--product <UID>",
-      "the ProductUID to sync with until the host sets one (default: D/credentials.json's)",
-    )
     .option("--location <LAT,LON>", "where the module is (its GPS finds it there)", parseLocation)
     .option("--track <FILE>", "a GPX or NMEA track the module travels along, on its clock")
     .option("--track-speed <M/S>", "speed along a track whose points have no times", parseFloatOption)
@@ -389,9 +383,22 @@ export function moduleStateLine(running: RunningModule): string {
     : "it ran on memory only (--no-flash): its state is gone";
 }
 
+/** The hub a lone module syncs with (`cardsim up` links its module to its own hub instead). */
+function addHubLinkOptions(command: Command): Command {
+  return command
+    .option("--hub <URL>", "sync with the hub at URL: https://HOST:PORT (plain http:// only on loopback)")
+    .option("--hub-ca <FILE>", "the hub's CA certificate (default: the one D/credentials.json names)")
+    .option(
+      "--product <UID>",
+      "the ProductUID to sync with until the host sets one (default: D/credentials.json's)",
+    );
+}
+
 export function registerModuleCommand(program: Command): void {
   addModuleOptions(
-    program.command("module").description("run one simulated module and serve its host interface"),
+    addHubLinkOptions(
+      program.command("module").description("run one simulated module and serve its host interface"),
+    ),
   ).action(async (options: ModuleCommandOptions) => {
     // TCP when asked for, or when nothing else would reach the module: a second module on a pty
     // or a device must not take the first one's port.
@@ -404,7 +411,19 @@ export function registerModuleCommand(program: Command): void {
       () => `cardsim module: stopped module ${running.module.deviceUid}; ${moduleStateLine(running)}`,
     );
     process.stdout.write(describeModule(running) + "\n");
+    // The first session ends when it ends (a hub elsewhere may be slow or away): said when it does.
+    if (running.hub)
+      void firstSyncLine(running, `at ${running.hub}`).then((line) => process.stdout.write(line + "\n"));
   });
+}
+
+/** How the module's first session (at start) went, once it has ended. */
+export async function firstSyncLine(running: RunningModule, where: string): Promise<string> {
+  await running.module.sync.idle();
+  const synced = running.module.sync.status();
+  return synced.alert
+    ? `  first sync failed: ${synced.error ?? synced.status} (notes stay on the module until a sync succeeds)`
+    : `  synced with the hub: device ${running.module.deviceUid} ${where}`;
 }
 
 /** `LAT,LON` in degrees. */

@@ -6,6 +6,7 @@ import {
   addModuleOptions,
   DEFAULT_MODULE_TCP,
   describeModule,
+  firstSyncLine,
   moduleStateLine,
   startModule,
   type ModuleCommandOptions,
@@ -74,14 +75,11 @@ export function registerUpCommand(program: Command): void {
         `cardsim up: stopped module ${running.module.deviceUid} and the hub at ${hub.url}; ` +
         `the hub's state is in ${options.dir}, ${moduleStateLine(running)}`,
     );
-    const synced = running.module.sync.status();
     process.stdout.write(
       [
         describeHub(hub, options.dir),
         describeModule(running),
-        synced.alert
-          ? `  first sync failed: ${synced.error ?? synced.status}`
-          : `  synced with the hub: device ${running.module.deviceUid} in ${hub.credentials.project_uid}`,
+        await firstSyncLine(running, `in ${hub.credentials.project_uid}`),
         "",
       ].join("\n"),
     );

@@ -41,6 +41,8 @@ describe("a module process and a hub process", () => {
       "warn",
     ]);
     const [, host, port] = await cli.waitFor(/tcp\s+(\S+):(\d+)/);
+    // The session it opens at start ends, and the module says how it went.
+    await cli.waitFor(/synced with the hub: device dev:\d+ at https:\/\/localhost:\d+/);
     const client = await HostLineClient.tcp({ host: host!, port: Number(port) });
     const version = JSON.parse((await client.transaction('{"req":"card.version"}'))!) as { device: string };
     return { cli, host: client, device: version.device };
@@ -111,5 +113,34 @@ describe("a module process and a hub process", () => {
     expect(String(key["key"])).toMatch(/BEGIN PUBLIC KEY/);
     await module.host.close();
     expect(await module.cli.stop("SIGTERM")).toBe(0);
+  });
+
+  it("a module whose hub is away serves its host at once and says its first sync failed", async () => {
+    const away = mkdtempSync(join(tmpdir(), "cardsim-away-"));
+    try {
+      const cli = startCli([
+        "module",
+        "--dir",
+        away,
+        "--no-flash",
+        "--tcp",
+        "127.0.0.1:0",
+        // Loopback, a port nothing listens on (the hub's HTTP port once it has stopped would do).
+        "--hub",
+        "http://127.0.0.1:1",
+        "--product",
+        "product:com.example:away",
+        "--log-level",
+        "warn",
+      ]);
+      const [, host, port] = await cli.waitFor(/tcp\s+(\S+):(\d+)/);
+      const client = await HostLineClient.tcp({ host: host!, port: Number(port) });
+      expect(await request(client, { req: "card.version" })).toMatchObject({ device: expect.any(String) });
+      await cli.waitFor(/first sync failed: .+ \(notes stay on the module until a sync succeeds\)/);
+      await client.close();
+      expect(await cli.stop("SIGTERM")).toBe(0);
+    } finally {
+      rmSync(away, { recursive: true, force: true });
+    }
   });
 });
