@@ -305,6 +305,10 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return firmwareBody(this.variant, installedRelease(this.#notebox));
   }
 
+  triangulationSent(): void {
+    this.sensors.triangulation.scanned(this.noteTime());
+  }
+
   locationReport(): LocationReport {
     return this.sensors.locationReport();
   }

@@ -15,6 +15,7 @@ import type { HubStore } from "./store/HubStore.js";
 import type { EventRecord } from "./store/records.js";
 import { SyncNotifier } from "./sync/SyncNotifier.js";
 import { SyncService } from "./sync/SyncService.js";
+import type { PlaceNameLookup } from "./sync/placeNames.js";
 import type { ZoneLookup } from "./sync/timeZone.js";
 
 /**
@@ -65,6 +66,8 @@ export interface HubServicesOptions {
   crypto?: Crypto;
   /** Place to IANA time zone for the sync (default: the optional zone package, else UTC). */
   zoneLookup?: ZoneLookup | false;
+  /** Place to town name and country (default: the packaged gazetteer; false: places stay unnamed). */
+  placeNames?: PlaceNameLookup | false;
   /** Told of a fault while handling a sync message (the module is answered `{hub-error}`). */
   onSyncFault?: (error: unknown, type: string) => void;
   /** Route delivery settings (retry delays). */
@@ -106,6 +109,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
       crypto,
       dfu,
       ...(options.zoneLookup !== undefined ? { zoneLookup: options.zoneLookup } : {}),
+      ...(options.placeNames !== undefined ? { placeNames: options.placeNames } : {}),
       ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
     }),
     routing: new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing),

@@ -97,6 +97,10 @@ export interface SessionContext extends JsonObject {
   };
   /** The last GPS fix, when the module has one. */
   readonly where?: { readonly lat: number; readonly lon: number; readonly time: number };
+  /** The cell tower serving a cellular module. */
+  readonly tower?: TowerRecord;
+  /** The scans `card.triangulate` asks for: the towers in range and the host's WiFi access points. */
+  readonly triangulate?: TriangulationScan;
   /** Seconds the module waited in penalty boxes before this session, and connects that failed. */
   readonly penalty_secs?: number;
   readonly failed_connects?: number;
@@ -106,6 +110,39 @@ export interface SessionContext extends JsonObject {
   readonly env_defaults?: Readonly<Record<string, string>>;
   /** True when the module holds the session open (continuous mode). */
   readonly continuous?: boolean;
+}
+
+/**
+ * A cell tower the module hears. `lat`/`lon` are where the hub's tower database puts it: the
+ * simulated world knows its towers, so the module passes their positions along (the hosted hub
+ * looks the cell up instead).
+ */
+export interface TowerRecord extends JsonObject {
+  readonly mcc: number;
+  readonly mnc: number;
+  readonly lac: number;
+  readonly cid: number;
+  readonly rat: string;
+  /** Received signal, dBm. */
+  readonly rssi: number;
+  readonly lat: number;
+  readonly lon: number;
+}
+
+export interface TriangulationScan extends JsonObject {
+  /** `card.triangulate`'s mode: `cell`, `wifi`, or both. */
+  readonly mode: string;
+  /** Towers in range, serving first. */
+  readonly towers: readonly TowerRecord[];
+  /** Access points of the host's latest WiFi scan (the hub has no database to place them). */
+  readonly wifi: readonly {
+    readonly ssid: string;
+    readonly bssid: string;
+    readonly rssi: number;
+    readonly channel: number;
+  }[];
+  /** Epoch seconds of the WiFi scan (0: unknown). */
+  readonly time: number;
 }
 
 export interface SessionUsage extends JsonObject {

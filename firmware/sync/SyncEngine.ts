@@ -16,6 +16,7 @@ import type {
   SessionTrigger,
   SignalRecord,
   SignalsReply,
+  TowerRecord,
 } from "../../protocol/messages.js";
 import { BATCH_LIMITS, signedText } from "../../protocol/messages.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
@@ -25,6 +26,7 @@ import { ENV_KEYS, Environment, type HubEnvironment } from "../config/Environmen
 import { effectiveMode, hubSettings } from "../config/HubConfig.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import type { LocationReport } from "../sensors/Sensors.js";
+import type { CellTower } from "../world/Surroundings.js";
 import { HubLinkError } from "../radio/HubLink.js";
 import { canReachHub } from "../radio/RadioConditions.js";
 import { collectChanges } from "../storage/noteChanges.js";
@@ -62,6 +64,8 @@ export interface SyncHost extends ModuleCore {
   takeSyncRequests(): string[];
   /** Where the module is, for the session's context. */
   locationReport(): LocationReport;
+  /** A session carried the triangulation scans (`card.triangulate on:false` waits for motion now). */
+  triangulationSent(): void;
   /** The ProductUID to sync with until the host sets one. */
   readonly defaultProduct: string | undefined;
 }
@@ -407,7 +411,10 @@ export class SyncEngine {
       },
       traffic,
     );
-    await module.exclusive(() => this.#opened(open, start.trackerHub));
+    await module.exclusive(() => {
+      this.#opened(open, start.trackerHub);
+      if (start.context.triangulate) module.triangulationSent();
+    });
     return open;
   }
 
@@ -547,6 +554,16 @@ export class SyncEngine {
     if (settings.sn) context.sn = settings.sn;
     if (settings.version !== undefined) context.host = settings.version;
     if (report.fix) context.where = { lat: report.fix.lat, lon: report.fix.lon, time: report.fix.time };
+    if (report.towers[0]) context.tower = towerRecord(report.towers[0]);
+    if (report.triangulation) {
+      const t = report.triangulation;
+      context.triangulate = {
+        mode: t.mode,
+        towers: t.towers.map(towerRecord),
+        wifi: t.wifi.map((ap) => ({ ssid: ap.ssid, bssid: ap.bssid, rssi: ap.rssi, channel: ap.channel })),
+        time: t.wifiTime,
+      };
+    }
     if (defaults.length > 0 && !module.variant.lora) {
       context.env_defaults = Object.fromEntries(defaults.map((d) => [d.name, d.text]));
     }
@@ -722,6 +739,11 @@ export class SyncEngine {
 }
 
 /** Queues before databases, then by name: the hub sees events in the order they happened. */
+/** A tower of the world as a session reports it. */
+function towerRecord(t: CellTower): TowerRecord {
+  return { mcc: t.mcc, mnc: t.mnc, lac: t.lac, cid: t.cid, rat: t.rat, rssi: t.rssi, lat: t.lat, lon: t.lon };
+}
+
 function byQueuesFirst(a: string, b: string): number {
   const qa = notefileKind(a)?.queue ? 0 : 1;
   const qb = notefileKind(b)?.queue ? 0 : 1;

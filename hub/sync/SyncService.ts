@@ -39,11 +39,20 @@ import type { EventService, NewEvent } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
 import { fromProtocolNote, toProtocolNote } from "../store/noteVersions.js";
-import type { DeviceDetails, DeviceRecord, HealthLogRecord } from "../store/records.js";
+import type { DeviceDetails, DeviceRecord, HealthLogRecord, LocationRecord } from "../store/records.js";
 import { MAX_BATCH_NOTES, readMessage, type SyncRequest } from "./readMessage.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
-import { eventBase, noteEvent, sessionDocument, sessionPeriod, transportOf } from "./syncDocuments.js";
+import { packagedPlaceNames, type PlaceNameLookup } from "./placeNames.js";
+import {
+  eventBase,
+  located,
+  noteEvent,
+  sessionDocument,
+  sessionPeriod,
+  transportOf,
+  triangulate,
+} from "./syncDocuments.js";
 import { SyncSessions, type SyncSession } from "./SyncSessions.js";
 import { devicePlace, packagedZoneLookup, type ZoneLookup } from "./timeZone.js";
 
@@ -70,6 +79,8 @@ export interface SyncServiceOptions {
    * it is installed (`timeZone.ts`), else UTC everywhere.
    */
   zoneLookup?: ZoneLookup | false;
+  /** Place to town name and country (default: the packaged gazetteer, read at the first place). */
+  placeNames?: PlaceNameLookup | false;
   /** Told of a fault while handling a message (the module is answered `{hub-error}`). */
   onFault?: (error: unknown, type: string) => void;
 }
@@ -131,6 +142,8 @@ export class SyncService {
   readonly #waits = new Set<() => void>();
   #zoneLookup: Promise<ZoneLookup | undefined> | undefined;
   #zoneOf: ZoneLookup = () => undefined;
+  #placeNames: Promise<PlaceNameLookup | undefined> | undefined;
+  #nameOf: PlaceNameLookup = () => undefined;
   #lastSweep = Number.NEGATIVE_INFINITY;
   /** Set once the devices a previous run of the hub left connected were marked not connected. */
   #started: Promise<unknown> | undefined;
@@ -147,6 +160,8 @@ export class SyncService {
     this.#onFault = options.onFault ?? (() => undefined);
     if (options.zoneLookup === false) this.#zoneLookup = Promise.resolve(undefined);
     else if (options.zoneLookup) this.#zoneLookup = Promise.resolve(options.zoneLookup);
+    if (options.placeNames === false) this.#placeNames = Promise.resolve(undefined);
+    else if (options.placeNames) this.#placeNames = Promise.resolve(options.placeNames);
   }
 
   /** Answers one message of the protocol. */
@@ -168,6 +183,8 @@ export class SyncService {
       });
       await this.#started;
       await this.#sweep();
+      // Notes with a place are named in the transaction: the gazetteer is read before it, once.
+      if (request.type === "push" && request.notes.some((n) => n.where)) await this.#names();
       switch (request.type) {
         case "hello":
           return await this.#hello(request, bytes);
@@ -238,6 +255,8 @@ export class SyncService {
     }
     this.#challenges.delete(request.device);
     const zones = await this.#zones();
+    const { context: said } = request;
+    if (said.where || said.tower || said.triangulate) await this.#names();
     return this.#store.transaction(async () => {
       const store = this.#store;
       const { context } = request;
@@ -302,17 +321,17 @@ export class SyncService {
 
       // The device record takes what the module reports.
       const details: DeviceDetails = {};
+      const nowSec = Math.floor(now / 1000);
       if (context.where) {
-        const zone = zones?.(context.where.lat, context.where.lon) ?? "";
-        details.gpsLocation = {
-          whenSec: Math.floor(context.where.time),
-          name: "",
-          country: "",
-          timezone: zone,
-          latitude: context.where.lat,
-          longitude: context.where.lon,
-        };
+        details.gpsLocation = this.#located(context.where.lat, context.where.lon, context.where.time);
       }
+      if (context.tower) {
+        const t = context.tower;
+        details.towerLocation = this.#located(t.lat, t.lon, nowSec);
+        details.towerInfo = { mcc: t.mcc, mnc: t.mnc, lac: t.lac, cell_id: t.cid };
+      }
+      const tri = context.triangulate && triangulate(context.triangulate);
+      if (tri) details.triangulatedLocation = this.#located(tri.lat, tri.lon, nowSec);
       const host = context.host;
       device = await store.devices.putDevice({
         uid: device.uid,
@@ -323,7 +342,7 @@ export class SyncService {
         voltage: context.voltage,
         temperature: context.temp,
         connected: context.continuous === true,
-        ...(context.where ? { details } : {}),
+        ...(Object.keys(details).length > 0 ? { details } : {}),
       });
 
       const session: SyncSession = {
@@ -364,12 +383,7 @@ export class SyncService {
       };
       if (context.temp !== undefined) begin.temp = context.temp;
       if (context.ordering_code) begin.ordering_code = context.ordering_code;
-      if (context.where) {
-        begin.where_lat = context.where.lat;
-        begin.where_lon = context.where.lon;
-        begin.where_when = Math.floor(context.where.time);
-        if (details.gpsLocation?.timezone) begin.where_timezone = details.gpsLocation.timezone;
-      }
+      if (details.gpsLocation) located(begin, "where", details.gpsLocation);
       await this.#events.record({
         projectUid: device.projectUid,
         deviceUid: device.uid,
@@ -406,6 +420,26 @@ export class SyncService {
     const lookup = await this.#zoneLookup;
     if (lookup) this.#zoneOf = lookup;
     return lookup;
+  }
+
+  /** The town-name lookup, loaded at the first place to name (outside any transaction). */
+  async #names(): Promise<void> {
+    this.#placeNames ??= packagedPlaceNames().catch(() => undefined);
+    const lookup = await this.#placeNames;
+    if (lookup) this.#nameOf = lookup;
+  }
+
+  /** A place as the device record and the documents keep it: named, in its zone. */
+  #located(lat: number, lon: number, whenSec: number): LocationRecord {
+    const named = this.#nameOf(lat, lon);
+    return {
+      whenSec: Math.floor(whenSec),
+      name: named?.name ?? "",
+      country: named?.country ?? "",
+      timezone: this.#zoneOf(lat, lon) ?? "",
+      latitude: lat,
+      longitude: lon,
+    };
   }
 
   /** The module's `env.default` values replace what the hub held of them. */
@@ -603,7 +637,7 @@ export class SyncService {
       eventRequest(note, queue),
       queue,
       now / 1000,
-      this.#zoneOf,
+      (lat, lon, whenSec) => this.#located(lat, lon, whenSec),
     );
     const event = {
       uid: deviceEventUid(device.uid, session.trackerSession, file, note, md5Hex),

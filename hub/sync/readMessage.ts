@@ -119,12 +119,28 @@ function usage(f: Fields | undefined): void {
   for (const key of ["bytes_sent", "bytes_received", "notes_sent", "notes_received"]) f.count(key);
 }
 
-function place(f: Fields | undefined): void {
+/** `lat`, `lon` (a place on Earth) and, unless `timed` is false, `time`. */
+function place(f: Fields | undefined, timed = true): void {
   if (!f) return;
   const lat = f.number("lat");
   const lon = f.number("lon");
   if (lat < -90 || lat > 90 || lon < -180 || lon > 180) throw bad("where is not a place on Earth");
-  f.number("time", { min: 0 });
+  if (timed) f.number("time", { min: 0 });
+}
+
+/** Towers or access points in one triangulation scan, at most. */
+const MAX_SCAN = 64;
+
+function item(value: unknown, where: string): Fields {
+  if (!isJsonObject(value)) throw bad(`${where} must be an object`);
+  return new Fields(value, where);
+}
+
+function towerRecord(f: Fields): void {
+  for (const key of ["mcc", "mnc", "lac", "cid"]) f.count(key);
+  f.string("rat", { max: 32 });
+  f.number("rssi");
+  place(f, false);
 }
 
 /** A note record (protocol/NoteRecord.ts); `depth` counts nested conflicts. */
@@ -172,6 +188,21 @@ function context(f: Fields): void {
   radio.string("bearer", { max: 64 });
   for (const key of ["rssi", "rsrp", "rsrq", "sinr", "bars"]) radio.number(key);
   place(f.fields("where", { optional: true }));
+  const tower = f.fields("tower", { optional: true });
+  if (tower) towerRecord(tower);
+  const tri = f.fields("triangulate", { optional: true });
+  if (tri) {
+    tri.string("mode", { max: 32 });
+    tri.array("towers", MAX_SCAN).forEach((t, i) => towerRecord(item(t, `context.triangulate.towers[${i}]`)));
+    tri.array("wifi", MAX_SCAN).forEach((a, i) => {
+      const ap = item(a, `context.triangulate.wifi[${i}]`);
+      ap.string("ssid", { max: 64 });
+      ap.string("bssid", { max: 64 });
+      ap.number("rssi");
+      ap.number("channel");
+    });
+    tri.number("time", { min: 0 });
+  }
   f.number("penalty_secs", { optional: true, min: 0 });
   f.count("failed_connects", { optional: true });
   usage(f.fields("usage", { optional: true }));

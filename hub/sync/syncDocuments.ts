@@ -1,5 +1,6 @@
 import type { JsonObject } from "../../core/json.js";
-import type { SessionContext } from "../../protocol/messages.js";
+import { openLocationCode } from "../../core/openLocationCode.js";
+import type { SessionContext, TriangulationScan } from "../../protocol/messages.js";
 import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
 import type { DeviceRecord, LocationRecord } from "../store/records.js";
 import type { SyncSession } from "./SyncSessions.js";
@@ -18,13 +19,54 @@ export function transportOf(radio: SessionContext["radio"]): string {
   return `cell:${radio.rat}`;
 }
 
-function located(out: JsonObject, prefix: string, l: LocationRecord): void {
+/** A place as an event or session record's `<prefix>_*` members (GPS places also as `where_olc`). */
+export function located(out: JsonObject, prefix: "where" | "tower" | "tri", l: LocationRecord): void {
   out[`${prefix}_lat`] = l.latitude;
   out[`${prefix}_lon`] = l.longitude;
   out[`${prefix}_when`] = l.whenSec;
   if (l.name) out[`${prefix}_location`] = l.name;
   if (l.country) out[`${prefix}_country`] = l.country;
   if (l.timezone) out[`${prefix}_timezone`] = l.timezone;
+  if (prefix === "where") out.where_olc = openLocationCode(l.latitude, l.longitude);
+}
+
+/** A place as a session record's `tower` or `tri` (TowerLocation). */
+function towerLocation(l: LocationRecord, extra: JsonObject): JsonObject {
+  return {
+    lat: l.latitude,
+    lon: l.longitude,
+    time: l.whenSec,
+    l: openLocationCode(l.latitude, l.longitude),
+    ...(l.name ? { n: l.name } : {}),
+    ...(l.country ? { c: l.country } : {}),
+    ...(l.timezone ? { zone: l.timezone } : {}),
+    ...extra,
+  };
+}
+
+/**
+ * Where the towers of a triangulation scan put the module: the mean of their positions weighted
+ * by received amplitude (a tower 6 dB stronger counts twice), or undefined without towers. WiFi
+ * access points have no position the hub could know, so they do not count.
+ */
+export function triangulate(
+  scan: TriangulationScan,
+): { lat: number; lon: number; points: number } | undefined {
+  let weight = 0;
+  let lat = 0;
+  let x = 0;
+  let y = 0;
+  for (const t of scan.towers) {
+    const w = 10 ** (t.rssi / 20);
+    const lon = (t.lon * Math.PI) / 180;
+    weight += w;
+    lat += w * t.lat;
+    // Longitudes averaged as directions, so towers either side of the date line stay together.
+    x += w * Math.cos(lon);
+    y += w * Math.sin(lon);
+  }
+  if (weight === 0) return undefined;
+  return { lat: lat / weight, lon: (Math.atan2(y, x) * 180) / Math.PI, points: scan.towers.length };
 }
 
 /**
@@ -48,6 +90,7 @@ export function eventBase(device: DeviceRecord, session: SyncSession): JsonObjec
     const t = d.towerInfo;
     out.tower_id = `${t.mcc},${t.mnc},${t.lac},${t.cell_id}`;
   }
+  if (d.triangulatedLocation) located(out, "tri", d.triangulatedLocation);
   const best = d.gpsLocation
     ? (["gps", d.gpsLocation] as const)
     : d.triangulatedLocation
@@ -75,7 +118,7 @@ export function noteEvent(
   req: string,
   queue: boolean,
   received: number,
-  zoneOf: (lat: number, lon: number) => string | undefined,
+  locate: (lat: number, lon: number, whenSec: number) => LocationRecord,
 ): { data: JsonObject; whenSec: number } {
   const whenSec = note.when > 0 ? Math.floor(note.when) : Math.floor(received);
   // Object.assign, not a spread: for an object of this shape V8 copies it many times faster.
@@ -89,13 +132,7 @@ export function noteEvent(
     if (note.body !== undefined) data.body = note.body;
     if (note.payload !== undefined) data.payload = note.payload;
   }
-  if (note.where) {
-    data.where_lat = note.where.lat;
-    data.where_lon = note.where.lon;
-    data.where_when = note.where.time;
-    const zone = zoneOf(note.where.lat, note.where.lon);
-    if (zone) data.where_timezone = zone;
-  }
+  if (note.where) located(data, "where", locate(note.where.lat, note.where.lon, note.where.time));
   return { data, whenSec };
 }
 
@@ -130,20 +167,32 @@ export function sessionDocument(
   if (context.temp !== undefined) out.temp = context.temp;
   if (context.penalty_secs !== undefined) out.penalty_secs = Math.floor(context.penalty_secs);
   if (context.failed_connects !== undefined) out.failed_connects = context.failed_connects;
-  const gps = device.details.gpsLocation;
-  if (gps) located(out, "where", gps);
-  const tower = device.details.towerLocation;
-  if (tower) {
-    const info = device.details.towerInfo;
-    out.tower = {
-      lat: tower.latitude,
-      lon: tower.longitude,
-      time: tower.whenSec,
-      n: tower.name,
-      c: tower.country,
-      zone: tower.timezone,
+  const d = device.details;
+  if (d.gpsLocation) {
+    located(out, "where", d.gpsLocation);
+    out.where = openLocationCode(d.gpsLocation.latitude, d.gpsLocation.longitude);
+    delete out.where_olc; // a session record has `where` instead
+  }
+  const info = d.towerInfo;
+  if (info) out.cell = `${info.mcc},${info.mnc},${info.lac},${info.cell_id}`;
+  if (context.tower && d.towerLocation) {
+    out.tower = towerLocation(d.towerLocation, {
       ...(info ? { mcc: info.mcc, mnc: info.mnc, lac: info.lac, cid: info.cell_id } : {}),
+      source: "tower",
+    });
+  }
+  const scan = context.triangulate;
+  if (scan) {
+    out.triangulate = {
+      mode: scan.mode,
+      towers: scan.towers.length,
+      wifi: scan.wifi.length,
+      time: scan.time,
     };
+    const tri = triangulate(scan);
+    if (tri && d.triangulatedLocation) {
+      out.tri = towerLocation(d.triangulatedLocation, { towers: tri.points, source: "triangulation" });
+    }
   }
   return out;
 }
