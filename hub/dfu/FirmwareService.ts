@@ -66,37 +66,40 @@ export class FirmwareService {
     }
     const image = embeddedFirmwareInfo(upload.content) ?? null;
     const { md5, crc32 } = upload.digests ?? digests(upload.content);
-    return this.store.transaction(async () => {
-      // Two uploads of one name within a second: the later one is stamped a second on.
-      let at = this.clock.now();
-      let filename = storedFirmwareName(source, at);
-      while (await this.store.firmware.getImage(projectUid, type, filename)) {
-        at += 1000;
-        filename = storedFirmwareName(source, at);
-      }
-      await this.store.firmware.putContent(projectUid, type, filename, upload.content);
-      const now = this.clock.now();
-      const record: FirmwareRecord = {
-        projectUid,
-        type,
-        filename,
-        source,
-        length: upload.content.length,
-        md5,
-        crc32,
-        created: now,
-        modified: now,
-        version: upload.version || versionOf(image) || null,
-        notes: upload.notes || null,
-        info: image,
-        image,
-        target: infoString(image, "target") ?? null,
-        published: true,
-        createdBy: upload.createdBy ?? null,
-      };
-      await this.store.firmware.putImage(record);
-      return record;
-    });
+    return this.store.transaction(
+      async () => {
+        // Two uploads of one name within a second: the later one is stamped a second on.
+        let at = this.clock.now();
+        let filename = storedFirmwareName(source, at);
+        while (await this.store.firmware.getImage(projectUid, type, filename)) {
+          at += 1000;
+          filename = storedFirmwareName(source, at);
+        }
+        await this.store.firmware.putContent(projectUid, type, filename, upload.content);
+        const now = this.clock.now();
+        const record: FirmwareRecord = {
+          projectUid,
+          type,
+          filename,
+          source,
+          length: upload.content.length,
+          md5,
+          crc32,
+          created: now,
+          modified: now,
+          version: upload.version || versionOf(image) || null,
+          notes: upload.notes || null,
+          info: image,
+          image,
+          target: infoString(image, "target") ?? null,
+          published: true,
+          createdBy: upload.createdBy ?? null,
+        };
+        await this.store.firmware.putImage(record);
+        return record;
+      },
+      { durable: true },
+    );
   }
 
   async get(projectUid: string, type: FirmwareType, filename: string): Promise<FirmwareRecord> {

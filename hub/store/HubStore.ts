@@ -36,6 +36,15 @@ import type { JsonObject } from "../../core/json.js";
 import type { RouteStore } from "./RouteStore.js";
 import type { FirmwareStore } from "./FirmwareStore.js";
 
+export interface TransactionOptions {
+  /**
+   * The commit is on disk when it returns, not only safe from a crash of the process (for what a
+   * client is told is stored, such as an uploaded image). Only an outermost transaction can be:
+   * a unit nested in another commits with it.
+   */
+  readonly durable?: boolean;
+}
+
 /**
  * The hub's persistence port. SQLite (`SqliteHubStore`) is the embedded default; every method is
  * asynchronous and atomic on its own so that a PostgreSQL backend can implement the same
@@ -64,7 +73,7 @@ export interface HubStore {
    * inside a transaction, it joins it as a nested unit (a savepoint): a throw undoes only that
    * unit's changes, and nothing is committed before the outermost transaction is.
    */
-  transaction<T>(work: () => Promise<T>): Promise<T>;
+  transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T>;
   /**
    * Runs `action` once the transaction the caller is in has committed (never when it, or the
    * nested unit the caller is in, rolls back); outside a transaction, at once. For telling others

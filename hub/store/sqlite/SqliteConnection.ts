@@ -5,6 +5,8 @@ import { TransactionGate } from "./TransactionGate.js";
 type Statement = Database.Statement<unknown[], unknown>;
 
 const MAX_CACHED_STATEMENTS = 500;
+/** SQLite's default: the commit that takes the log past this many pages copies it into the database. */
+const AUTO_CHECKPOINT_PAGES = 1000;
 const MAX_CACHED_READS = 10_000;
 
 /**
@@ -20,22 +22,81 @@ export class SqliteConnection {
   #readsVersion = "";
   #external = -1;
   #externalChecked = false;
+  #checkpoint: ReturnType<typeof setImmediate> | undefined;
   /**
    * Asynchronous transactions over several store calls, and the order of every call around them.
    * A rollback counts as a write: read caches may hold rows the transaction had changed.
    */
   readonly gate = new TransactionGate({
-    begin: (depth) => this.#control(depth === 0 ? "BEGIN IMMEDIATE" : `SAVEPOINT hub_tx_${depth}`),
-    commit: (depth) => this.#control(depth === 0 ? "COMMIT" : `RELEASE hub_tx_${depth}`),
-    rollback: (depth) => {
+    begin: (depth, durable) => {
+      if (depth > 0) return this.#control(`SAVEPOINT hub_tx_${depth}`);
+      // A durable transaction syncs the log at its commit (FULL), and leaves copying it into the
+      // database to an idle moment: its commit would otherwise checkpoint at once, writing the
+      // whole of a large upload a second time before answering. (SQLite allows neither setting to
+      // change inside a transaction for the first, so both are set before it begins.)
+      if (durable) {
+        this.db.pragma("synchronous = FULL");
+        this.db.pragma("wal_autocheckpoint = 0");
+      }
+      try {
+        this.#control("BEGIN IMMEDIATE");
+      } catch (error) {
+        if (durable) this.#ordinary();
+        throw error;
+      }
+    },
+    commit: (depth, durable) => {
+      if (depth > 0) return this.#control(`RELEASE hub_tx_${depth}`);
+      if (!durable) return this.#control("COMMIT");
+      try {
+        this.#control("COMMIT");
+      } finally {
+        if (!this.db.inTransaction) {
+          this.#ordinary();
+          this.#checkpointSoon();
+        }
+      }
+    },
+    rollback: (depth, durable) => {
       this.#writes++;
       // SQLite may already have rolled the whole transaction back itself (after some errors).
-      if (!this.db.inTransaction) return;
-      if (depth === 0) return this.#control("ROLLBACK");
+      if (!this.db.inTransaction) {
+        if (depth === 0 && durable) this.#ordinary();
+        return;
+      }
+      if (depth === 0) {
+        this.#control("ROLLBACK");
+        if (durable) this.#ordinary();
+        return;
+      }
       this.#control(`ROLLBACK TO hub_tx_${depth}`);
       this.#control(`RELEASE hub_tx_${depth}`);
     },
   });
+
+  /** The settings of every transaction but a durable one. */
+  #ordinary(): void {
+    this.db.pragma("synchronous = NORMAL");
+    this.db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+  }
+
+  /**
+   * Copies the write-ahead log into the database once no transaction is open, on a turn of the
+   * event loop of its own (after a durable commit: after the answer to whoever committed).
+   */
+  #checkpointSoon(): void {
+    if (this.#checkpoint) return;
+    this.#checkpoint = setImmediate(() => {
+      this.#checkpoint = undefined;
+      if (!this.db.open) return;
+      if (this.db.inTransaction) return this.#checkpointSoon();
+      try {
+        this.db.pragma("wal_checkpoint(PASSIVE)");
+      } catch {
+        // Busy (another process reads or writes): the next idle turn, or the automatic one, does it.
+      }
+    });
+  }
 
   /** A transaction control statement (prepared once, like every other). */
   #control(sql: string): void {
@@ -48,6 +109,7 @@ export class SqliteConnection {
     // NORMAL in WAL mode: a commit survives a process crash; only a power cut may lose the last
     // transactions, never corrupt the file.
     this.db.pragma("synchronous = NORMAL");
+    this.db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     this.db.pragma("foreign_keys = ON");
     // The CLI (token management) and a running hub may write the same file.
     this.db.pragma("busy_timeout = 5000");
@@ -147,6 +209,8 @@ export class SqliteConnection {
   }
 
   close(): void {
+    if (this.#checkpoint) clearImmediate(this.#checkpoint);
+    this.#checkpoint = undefined;
     this.#statements.clear();
     if (this.db.open) this.db.close();
   }

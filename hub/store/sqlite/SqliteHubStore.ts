@@ -1,4 +1,4 @@
-import type { HubStore } from "../HubStore.js";
+import type { HubStore, TransactionOptions } from "../HubStore.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
 import { SqliteConnection } from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
@@ -59,8 +59,8 @@ export class SqliteHubStore implements HubStore {
     this.firmware = gated(new SqliteFirmwareStore(sql), gate);
   }
 
-  transaction<T>(work: () => Promise<T>): Promise<T> {
-    return this.#connection.gate.transaction(work);
+  transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {
+    return this.#connection.gate.transaction(work, options);
   }
 
   afterCommit(action: () => void): void {

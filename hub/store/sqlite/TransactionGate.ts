@@ -1,11 +1,15 @@
 import { AsyncLocalStorage } from "node:async_hooks";
+import type { TransactionOptions } from "../HubStore.js";
 
 /** What opening, committing and undoing a transaction does to the database (SQL for SQLite). */
 export interface TransactionSteps {
-  /** `depth` 0 is the outermost transaction; deeper ones are nested units (savepoints). */
-  begin(depth: number): void;
-  commit(depth: number): void;
-  rollback(depth: number): void;
+  /**
+   * `depth` 0 is the outermost transaction; deeper ones are nested units (savepoints). `durable`:
+   * the outermost transaction must be on disk when its commit returns.
+   */
+  begin(depth: number, durable: boolean): void;
+  commit(depth: number, durable: boolean): void;
+  rollback(depth: number, durable: boolean): void;
 }
 
 /** One open transaction: the outermost, or a unit nested in `parent`. */
@@ -15,6 +19,8 @@ interface Frame {
   /** Actions to run once the outermost transaction has committed. */
   readonly afterCommit: (() => void)[];
   open: boolean;
+  /** An outermost transaction whose commit must reach the disk. */
+  readonly durable: boolean;
 }
 
 /** Something that waits for its turn: a store call, a transaction's begin or its end. */
@@ -120,9 +126,9 @@ export class TransactionGate {
    * error is passed on). Inside another transaction it is a nested unit of it: a throw undoes
    * only its own changes, and nothing is durable before the outermost transaction commits.
    */
-  async transaction<T>(work: () => Promise<T>): Promise<T> {
+  async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const parent = this.#current();
-    const frame = await this.#when(parent, () => this.#begin(parent));
+    const frame = await this.#when(parent, () => this.#begin(parent, options.durable === true));
     let result: T;
     try {
       result = await this.#context.run(frame, work);
@@ -147,11 +153,13 @@ export class TransactionGate {
     else action();
   }
 
-  #begin(queuedIn: Frame | undefined): Frame {
+  #begin(queuedIn: Frame | undefined, durable: boolean): Frame {
     // The transaction it was started in may have ended while it waited for its turn.
     const parent = live(queuedIn);
-    const frame: Frame = { parent, depth: this.#stack.length, afterCommit: [], open: true };
-    this.steps.begin(frame.depth);
+    const depth = this.#stack.length;
+    // Only the outermost transaction decides: a nested unit commits with it.
+    const frame: Frame = { parent, depth, afterCommit: [], open: true, durable: depth === 0 && durable };
+    this.steps.begin(frame.depth, frame.durable);
     this.#stack.push(frame);
     return frame;
   }
@@ -162,16 +170,16 @@ export class TransactionGate {
     let committed = false;
     try {
       if (commit) {
-        this.steps.commit(frame.depth);
+        this.steps.commit(frame.depth, frame.durable);
         committed = true;
       } else {
-        this.steps.rollback(frame.depth);
+        this.steps.rollback(frame.depth, frame.durable);
       }
     } catch (error) {
       failure = error;
       if (commit) {
         try {
-          this.steps.rollback(frame.depth);
+          this.steps.rollback(frame.depth, frame.durable);
         } catch {
           // The commit's error is the one to report.
         }
