@@ -18,7 +18,7 @@ import { join } from "node:path";
 import { bootstrapHub } from "../hub/bootstrap.js";
 import { HubIds } from "../hub/HubIds.js";
 import { createHubServices } from "../hub/HubServices.js";
-import { eventDocument } from "../hub/routing/transforms.js";
+import { eventDocument } from "../hub/events/eventDocument.js";
 import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { SystemClock } from "../runtime/SystemClock.js";
 

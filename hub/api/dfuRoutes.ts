@@ -1,3 +1,4 @@
+import { EVENT_SORT_KEYS } from "../store/records.js";
 import type { JsonObject } from "../../core/json.js";
 import { dfuActionInvalid, dfuFilenameRequired } from "../dfu/dfuErrors.js";
 import type { DfuRequestRecord, FirmwareType } from "../store/FirmwareStore.js";
@@ -8,17 +9,7 @@ import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import { resolveDevice } from "./resolve.js";
 import { isoTime } from "./views.js";
 
-const SORT_BY = [
-  "best_id",
-  "device_serial",
-  "device_uid",
-  "captured",
-  "modified",
-  "device_location",
-  "tower_location",
-  "triangulated_location",
-  "best_location",
-] as const;
+const SORT_BY = EVENT_SORT_KEYS;
 
 /** DeviceDfuStateMachine: one request and its steps. */
 function stateMachine(r: DfuRequestRecord): JsonObject {

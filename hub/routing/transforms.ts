@@ -1,20 +1,8 @@
 import jsonata from "jsonata";
 import type { JsonObject } from "../../core/json.js";
 import { decodeBase64 } from "../../core/base64.js";
+import { eventDocument } from "../events/eventDocument.js";
 import type { EventRecord } from "../store/records.js";
-
-/** The event as the API shows it, and as a route sends it untransformed. */
-export function eventDocument(e: EventRecord): JsonObject {
-  return {
-    ...e.data,
-    event: e.uid,
-    device: e.deviceUid,
-    file: e.file,
-    received: e.received,
-    when: e.whenSec,
-    ...(e.sessionUid ? { session: e.sessionUid } : {}),
-  };
-}
 
 /** The members the hub adds to a stored event's document. */
 const IDENTITY = ["event", "device", "file", "received", "when", "session"];

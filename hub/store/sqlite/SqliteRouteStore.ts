@@ -1,3 +1,4 @@
+import { periodStart } from "./periodStart.js";
 import type {
   AttemptCompletion,
   NewRouteQueueEntry,
@@ -90,19 +91,6 @@ const log = (r: LogRow): RouteLogRecord => ({
 });
 
 const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
-
-/** Start of the period holding epoch second `t` (SQL over the column expression `t`). */
-function periodStart(period: "day" | "week" | "month", t: string): string {
-  switch (period) {
-    case "day":
-      return `(${t} - ${t} % 86400)`;
-    case "week":
-      // 1970-01-01 was a Thursday: day d is (d + 3) % 7 days after a Monday.
-      return `((${t} / 86400 - (${t} / 86400 + 3) % 7) * 86400)`;
-    case "month":
-      return `CAST(strftime('%s', ${t}, 'unixepoch', 'start of month') AS INTEGER)`;
-  }
-}
 
 export class SqliteRouteStore implements RouteStore {
   constructor(private readonly sql: SqliteConnection) {}

@@ -1,3 +1,4 @@
+import { periodStart } from "./periodStart.js";
 import type { TelemetryStore } from "../HubStore.js";
 import type {
   EventCursorPage,
@@ -13,7 +14,6 @@ import type {
   PageResult,
   SessionRecord,
   SessionUsageRow,
-  UsagePeriod,
   UsageQuery,
 } from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
@@ -125,19 +125,6 @@ function listQuery(projectUid: string, filter: EventFilter, order: EventOrder, p
     text: `SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order)} LIMIT ? OFFSET ?`,
     params: [...where.params, page.limit + 1, page.offset],
   };
-}
-
-/** The start of the UTC period holding `t` (integer epoch seconds); weeks start on Monday. */
-function periodStart(period: UsagePeriod, t: string): string {
-  switch (period) {
-    case "day":
-      return `(${t} - ${t} % 86400)`;
-    case "week":
-      // 1970-01-01 was a Thursday: day d is (d + 3) % 7 days after a Monday.
-      return `((${t} / 86400 - (${t} / 86400 + 3) % 7) * 86400)`;
-    case "month":
-      return `CAST(strftime('%s', ${t}, 'unixepoch', 'start of month') AS INTEGER)`;
-  }
 }
 
 /** A counter member of a document: its integer value when it is a number, else 0. */

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { encodeBase64 } from "../../../core/base64.js";
-import { eventDocument } from "../../../hub/routing/transforms.js";
+import { eventDocument } from "../../../hub/events/eventDocument.js";
 import type { DeviceRecord } from "../../../hub/store/records.js";
 import { RoutingHub } from "./support/routingFixture.js";
 import { HttpEndpoint } from "./support/servers.js";

@@ -1,6 +1,6 @@
 import { connectAsync } from "mqtt";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { eventDocument } from "../../../hub/routing/transforms.js";
+import { eventDocument } from "../../../hub/events/eventDocument.js";
 import type { DeviceRecord } from "../../../hub/store/records.js";
 import { RoutingHub } from "./support/routingFixture.js";
 import { closedPort, MqttBroker } from "./support/servers.js";

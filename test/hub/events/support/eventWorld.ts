@@ -1,3 +1,4 @@
+import { eventDocument } from "../../../../hub/events/eventDocument.js";
 import { SeededRandom } from "../../../../core/SeededRandom.js";
 import { randomInt } from "../../../../core/Random.js";
 import type { EventRecord, EventSortKey, FleetRecord } from "../../../../hub/store/records.js";
@@ -133,15 +134,7 @@ export class EventWorld {
 
   /** The event as the API shows it. */
   static view(e: EventRecord): Json {
-    return {
-      ...e.data,
-      event: e.uid,
-      device: e.deviceUid,
-      file: e.file,
-      received: e.received,
-      when: e.whenSec,
-      ...(e.sessionUid ? { session: e.sessionUid } : {}),
-    };
+    return eventDocument(e) as Json;
   }
 
   /** The event's fleets: those it records, else its device's now. */
