@@ -11,7 +11,8 @@ import type { NoteRecord } from "./NoteRecord.js";
  * key, sends its context; the hub answers with a session token, the device's environment, the
  * notefiles with changes for it and the tracker-session check) -> any number of `push`
  * (the module's changes of one notefile), `pull` + `ack` (the hub's changes of one notefile),
- * `signals` -> `close`.
+ * `signals` -> `close`. Firmware messages (`firmware`, `read`, `dfu`) and web requests (`web`)
+ * ride on an open session too.
  */
 
 export interface ProtocolRequest extends JsonObject {
