@@ -97,8 +97,17 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     const { world, endpoint, sim } = await start();
     await world.online(sim);
     endpoint.handler = () => undefined; // never answers
-    const pending = sim.module.request({ req: "web.get", route: "api", name: "slow", seconds: 20 });
+    // 90 seconds unless the request says otherwise.
+    let settled = false;
+    const first = sim.module.request({ req: "web.delete", route: "api" }).finally(() => (settled = true));
     await endpoint.receivedCount(1);
+    await world.clock.advance(89_999);
+    expect(settled).toBe(false);
+    await world.clock.advance(1);
+    expect((await first)?.["err"]).toMatch(/within 90000 ms\) \{timeout\}$/);
+
+    const pending = sim.module.request({ req: "web.get", route: "api", name: "slow", seconds: 20 });
+    await endpoint.receivedCount(2);
     // Other requests are answered while the web request waits.
     expect(await world.req(sim, { req: "hub.status" })).toMatchObject({ connected: true });
     await world.clock.advance(20_000);
@@ -109,10 +118,11 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     const route = (await world.services.routing.list(world.projectUid))[0]!;
     await world.services.routing.update(world.projectUid, route.uid, { proxy: { timeout: 5 } });
     const second = sim.module.request({ req: "web.post", route: "api", body: {} });
-    await endpoint.receivedCount(2);
+    await endpoint.receivedCount(3);
     await world.clock.advance(5000);
     expect((await second)?.["err"]).toMatch(/within 5000 ms\) \{timeout\}$/);
     expect((await world.routeLogs()).map((l) => [l.source, l.status, l.attn])).toEqual([
+      ["web proxy", "timeout", true],
       ["web proxy", "timeout", true],
       ["web proxy", "timeout", true],
     ]);

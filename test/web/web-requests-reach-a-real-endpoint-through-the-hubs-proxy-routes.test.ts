@@ -282,3 +282,24 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
     });
   });
 });
+
+describe("over https, a link with a short timeout of its own", () => {
+  it("waits for a web reply as long as the request's seconds, not just its own timeout", async () => {
+    const world = await SyncWorld.start("https");
+    const endpoint = await HttpEndpoint.start();
+    try {
+      await world.proxyRoute("slow", endpoint.url);
+      // The endpoint answers after 600 ms of real time; the link alone would give up after 150.
+      endpoint.handler = (req, res) => void setTimeout(() => echoJson(req, res), 600);
+      const sim = await world.module({ linkTimeoutMs: 150 });
+      await world.online(sim);
+      expect(await world.req(sim, { req: "web.get", route: "slow", seconds: 30 })).toMatchObject({
+        result: 200,
+        body: { method: "GET" },
+      });
+    } finally {
+      await world.close();
+      await endpoint.close();
+    }
+  });
+});

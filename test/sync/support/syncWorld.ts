@@ -65,12 +65,20 @@ export class SyncWorld {
 
   /** A module linked to this hub (the hub's product by default). */
   async module(
-    options: Partial<SimulatedModuleOptions> & { seed?: number | string } = {},
+    options: Partial<SimulatedModuleOptions> & {
+      seed?: number | string;
+      /** The HTTPS link's own timeout, ms (HttpsHubLink `timeoutMs`). */
+      linkTimeoutMs?: number;
+    } = {},
   ): Promise<SimulatedModule> {
     const product = this.productUid;
     let inner: HubLink;
     if (this.transport === "https") {
-      const https = new HttpsHubLink({ url: this.hub.tlsUrl!, ca: this.hub.credentials.ca_cert! });
+      const https = new HttpsHubLink({
+        url: this.hub.tlsUrl!,
+        ca: this.hub.credentials.ca_cert!,
+        ...(options.linkTimeoutMs !== undefined ? { timeoutMs: options.linkTimeoutMs } : {}),
+      });
       this.#https.push(https);
       inner = https;
     } else {
@@ -83,12 +91,13 @@ export class SyncWorld {
     }
     const link = new FaultyHubLink(inner);
     const hub: SimulatedModuleOptions["hub"] = { link, product };
+    const { linkTimeoutMs: _linkTimeoutMs, ...moduleOptions } = options;
     const sim = await SimulatedModule.boot({
       clock: this.clock,
       seed: options.seed ?? this.modules.length + 1,
       timeKnown: true,
       hub,
-      ...options,
+      ...moduleOptions,
     });
     this.modules.push(sim);
     this.links.set(sim, link);
