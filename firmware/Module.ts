@@ -38,6 +38,7 @@ import { SyncEngine, type IdentityRecord, type KeyRecord, type SyncHost } from "
 import { CARD_KEYS } from "./config/CardSettings.js";
 import { firmwareBody, installedRelease } from "./FirmwareVersion.js";
 import { DfuAgent, type DfuHost, type DfuOptions } from "./dfu/DfuAgent.js";
+import { WebAgent } from "./web/WebAgent.js";
 import { encodeBase64 } from "../core/base64.js";
 import type { Surroundings } from "./world/Surroundings.js";
 import { World } from "./world/World.js";
@@ -134,6 +135,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   #sensors: Sensors | undefined;
   #sync: SyncEngine | undefined;
   #dfu: DfuAgent | undefined;
+  #web: WebAgent | undefined;
   #images: LargeObjectStore | undefined;
   #after: Uint8Array | undefined;
   #closed = false;
@@ -193,6 +195,9 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     // The sync engine's sessions, queue and signals are RAM: a restart starts a new one.
     this.#sync?.dispose();
     this.#sync = new SyncEngine(this);
+    // Web requests ride on the new engine's sessions; asynchronous ones of before are dropped.
+    this.#web?.dispose();
+    this.#web = new WebAgent(this);
     // Firmware updates ride on the new engine's sessions; what was under way is in flash.
     this.#dfu?.dispose();
     this.#dfu = new DfuAgent(this, this.#options.dfu);
@@ -336,6 +341,11 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return this.#dfu!;
   }
 
+  /** Web requests through the hub's proxy routes (RAM: a restart makes a new agent). */
+  get web(): WebAgent {
+    return this.#web!;
+  }
+
   /** Restarts the module on the same flash, as `card.restart` does, from outside a request. */
   restart(): Promise<void> {
     if (this.#closed) return Promise.resolve();
@@ -437,6 +447,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.#sensors?.dispose();
     this.#sync?.dispose();
     this.#dfu?.dispose();
+    this.#web?.dispose();
     this.#ownWorld?.dispose();
     await this.#writers.idle();
     await this.#images?.close();

@@ -2,6 +2,7 @@ import type { DfuAgent } from "./dfu/DfuAgent.js";
 import type { ModuleCore } from "./ModuleCore.js";
 import type { Sensors } from "./sensors/Sensors.js";
 import type { SyncEngine } from "./sync/SyncEngine.js";
+import type { WebAgent } from "./web/WebAgent.js";
 
 /** What request handlers see of the module they run in: its core and the parts built on it. */
 export interface ModuleContext extends ModuleCore {
@@ -11,4 +12,6 @@ export interface ModuleContext extends ModuleCore {
   readonly sensors: Sensors;
   /** Firmware updates of the host and of the module (`dfu.*`, `card.dfu`). */
   readonly dfu: DfuAgent;
+  /** Web requests through the hub's proxy routes (`web.*`). */
+  readonly web: WebAgent;
 }

@@ -368,3 +368,60 @@ export const cardDfuSecondsNeedOff = (): SimError =>
   simError("card.dfu: seconds is the time outboard updates stay off, so it needs off:true");
 export const dfuNoImageRoom = (request: string): SimError =>
   simError(`${request}: this module has no flash set aside for firmware images {not-supported}`);
+
+// --- web requests (web, web.get, web.post, web.put, web.delete) ------------------------------
+// The offline text is the real module's (the vendor's web transactions guide); the tags are the
+// real module's ({too-big}, {timeout}, {web-payload}, {incompatible}, {network}); the prose
+// elsewhere is ours (docs/module.md, "Web requests").
+export const webOffline = (): SimError => simError("web operations require being online (hub.set)");
+export const webNoRoute = (request: string, route: string): SimError =>
+  simError(
+    `${request}: no proxy route with alias ${echo(route)} serves this device (the hub needs an enabled route of type proxy with that alias)`,
+  );
+export const webAnswerTooBig = (request: string, limit: number, binary: boolean): SimError =>
+  simError(
+    `${request}: the answer is larger than the ${limit} bytes ${binary ? "the binary buffer holds" : "a reply carries"} (read it in parts with offset and max${binary ? "" : ", or into the binary buffer with binary:true"}) {too-big}`,
+  );
+export const webTimeout = (request: string, detail: string): SimError =>
+  simError(`${request}: the route's endpoint did not answer in time (${echo(detail, 120)}) {timeout}`);
+export const webUnreachable = (request: string, detail: string): SimError =>
+  simError(`${request}: the route's endpoint cannot be reached: ${echo(detail, 160)}`);
+export const webTransformFailed = (request: string, detail: string): SimError =>
+  simError(`${request}: ${echo(detail, 200)}`);
+export const webPayloadDamaged = (request: string): SimError =>
+  simError(`${request}: the data does not match its MD5 (status) {web-payload}`);
+export const webFragmentRefused = (request: string, detail: string): SimError =>
+  simError(`${request}: ${echo(detail, 200)}`);
+export const webHubRefused = (request: string, detail: string): SimError =>
+  simError(`${request}: the hub refused the request: ${echo(detail, 200)}`);
+export const webLinkFailed = (request: string, detail: string): SimError =>
+  simError(`${request}: the hub's answer did not arrive: ${echo(detail, 160)} {network}`);
+export const webPayloadNotBase64 = (request: string): SimError =>
+  simError(`${request}: payload is not valid base64`);
+export const webStatusInvalid = (request: string): SimError =>
+  simError(`${request}: status must be an MD5 digest of 32 hexadecimal characters`);
+export const webMethodInvalid = (method: string, methods: readonly string[]): SimError =>
+  simError(`web: method "${echo(method)}" is not one of ${methods.join(", ")}`);
+export const webTotalInvalid = (request: string, total: number, max: number): SimError =>
+  simError(
+    `${request}: total must be 1 to ${max} bytes, the largest fragmented upload (got ${total})${total > max ? " {too-big}" : ""}`,
+  );
+export const webOffsetNeedsTotal = (request: string): SimError =>
+  simError(`${request}: offset needs total: a fragmented upload gives both`);
+export const webOffsetInvalid = (request: string, offset: number): SimError =>
+  simError(`${request}: offset must be 0 or more (got ${offset})`);
+export const webFragmentPastTotal = (
+  request: string,
+  offset: number,
+  length: number,
+  total: number,
+): SimError =>
+  simError(`${request}: a fragment of ${length} bytes at offset ${offset} ends past total ${total}`);
+export const webFragmentEmpty = (request: string): SimError =>
+  simError(`${request}: a fragment needs its bytes: payload, or binary:true`);
+export const webSecondsInvalid = (request: string, got: number): SimError =>
+  simError(`${request}: seconds must be a number of seconds, or -1 for the default of 90 (got ${got})`);
+export const webMaxInvalid = (request: string, got: number): SimError =>
+  simError(`${request}: max must be a number of bytes (got ${got})`);
+export const webFileNotLocal = (request: string, file: string): SimError =>
+  simError(`${request}: file must be a local database notefile (.dbx), not ${echo(file)}`);

@@ -87,6 +87,8 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const crypto = options.crypto ?? new SeededCrypto({ nextUint32: () => 0 });
   const firmware = new FirmwareService(store, clock);
   const dfu = new DfuService(store, clock, firmware);
+  // Before the sync, which proxies the modules' web requests through it.
+  const routing = new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing);
   return {
     store,
     clock,
@@ -108,11 +110,12 @@ export function createHubServices(options: HubServicesOptions): HubServices {
       notifier,
       crypto,
       dfu,
+      routing,
       ...(options.zoneLookup !== undefined ? { zoneLookup: options.zoneLookup } : {}),
       ...(options.placeNames !== undefined ? { placeNames: options.placeNames } : {}),
       ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
     }),
-    routing: new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing),
+    routing,
     firmware,
     dfu,
   };

@@ -3,7 +3,7 @@ import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
 import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
-import type { ProtocolReply, ProtocolRequest } from "../protocol/messages.js";
+import { replyWaitMs, type ProtocolReply, type ProtocolRequest } from "../protocol/messages.js";
 
 /** The path every protocol message is posted to (docs/sync-protocol.md, Transport). */
 export const DEVICE_SYNC_PATH = "/device/v1";
@@ -15,7 +15,10 @@ export interface HttpsHubLinkOptions {
   readonly url: string;
   /** CA certificate(s) to trust (PEM), or a file path of one; the system's CAs otherwise. */
   readonly ca?: string;
-  /** Milliseconds an exchange may take before it fails as a timeout (default 30 s). */
+  /**
+   * Milliseconds an exchange may take before it fails as a timeout (default 30 s), beyond the
+   * time the hub holds a message by design (a `signals` wait, a web request's timeout).
+   */
   readonly timeoutMs?: number;
   /** No exchange while these conditions cannot reach the hub (a simulated outage). */
   readonly radio?: RadioConditions;
@@ -81,6 +84,7 @@ export class HttpsHubLink implements HubLink {
     }
     const body = Buffer.from(JSON.stringify(message));
     const send = this.secure ? httpsRequest : httpRequest;
+    const timeoutMs = this.#timeoutMs + replyWaitMs(message);
     return new Promise<Exchanged>((resolve, reject) => {
       let written = false;
       const req = send(
@@ -89,7 +93,7 @@ export class HttpsHubLink implements HubLink {
           method: "POST",
           agent: this.#agent,
           headers: { "content-type": "application/json", "content-length": body.length },
-          timeout: this.#timeoutMs,
+          timeout: timeoutMs,
         },
         (res) => {
           const chunks: Buffer[] = [];
@@ -118,7 +122,7 @@ export class HttpsHubLink implements HubLink {
       );
       req.on("timeout", () => {
         req.destroy();
-        reject(new HubLinkError("timeout", `no reply from ${this.#url.origin} in ${this.#timeoutMs} ms`));
+        reject(new HubLinkError("timeout", `no reply from ${this.#url.origin} in ${timeoutMs} ms`));
       });
       req.on("error", (error: NodeJS.ErrnoException) => {
         const failure = written && error.code !== "ECONNREFUSED" ? "dropped" : "unreachable";

@@ -15,6 +15,7 @@ import { sensorRequests } from "./sensors.js";
 import { syncRequests } from "./sync.js";
 import { unbuiltRequests } from "./unbuilt.js";
 import { varRequests } from "./var.js";
+import { webRequests } from "./web.js";
 
 /** Every request family the module answers. */
 export const allRequests: readonly RequestTable[] = [
@@ -33,5 +34,6 @@ export const allRequests: readonly RequestTable[] = [
   sensorRequests,
   auxRequests,
   dfuRequests,
+  webRequests,
   unbuiltRequests,
 ];

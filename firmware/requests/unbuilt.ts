@@ -18,11 +18,6 @@ const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
  * without the request they answer as the real module does.
  */
 const waitingFor: Record<string, Waiting> = {
-  web: { what: "web requests through hub proxy routes" },
-  "web.get": { what: "web requests through hub proxy routes" },
-  "web.post": { what: "web requests through hub proxy routes" },
-  "web.put": { what: "web requests through hub proxy routes" },
-  "web.delete": { what: "web requests through hub proxy routes" },
   // card.* requests that need hardware or a later capability.
   "card.wireless": { what: RADIO },
   "card.wireless.penalty": { what: RADIO },

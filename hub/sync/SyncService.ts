@@ -29,6 +29,7 @@ import {
   type SessionUsage,
   type SignalsReply,
   type SignalsRequest,
+  type WebRequestMessage,
 } from "../../protocol/messages.js";
 import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
@@ -37,6 +38,7 @@ import type { DeviceService } from "../devices/DeviceService.js";
 import type { DfuService } from "../dfu/DfuService.js";
 import type { EventService, NewEvent } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
+import type { RoutingService } from "../routing/RoutingService.js";
 import type { HubStore } from "../store/HubStore.js";
 import { fromProtocolNote, toProtocolNote } from "../store/noteVersions.js";
 import type { DeviceDetails, DeviceRecord, HealthLogRecord, LocationRecord } from "../store/records.js";
@@ -55,6 +57,7 @@ import {
 } from "./syncDocuments.js";
 import { SyncSessions, type SyncSession } from "./SyncSessions.js";
 import { devicePlace, packagedZoneLookup, type ZoneLookup } from "./timeZone.js";
+import { WebProxy } from "./WebProxy.js";
 
 /** How a message reached the hub: over TLS (HTTPS, or in process) or not. */
 export interface SyncTransport {
@@ -70,6 +73,8 @@ export interface SyncServiceOptions {
   events: EventService;
   /** Answers the firmware messages of sessions (`firmware`, `read`, `dfu`). */
   dfu: DfuService;
+  /** Makes the module's web requests through the project's proxy routes (`web`). */
+  routing: Pick<RoutingService, "webRequest">;
   devices: DeviceService;
   notifier: SyncNotifier;
   /** Checks the modules' signatures (any valid Ed25519 signature passes, whoever made it). */
@@ -129,6 +134,7 @@ export class SyncService {
   readonly #ids: HubIds;
   readonly #events: EventService;
   readonly #dfu: DfuService;
+  readonly #web: WebProxy;
   readonly #devices: DeviceService;
   readonly #notifier: SyncNotifier;
   readonly #crypto: Crypto;
@@ -154,6 +160,7 @@ export class SyncService {
     this.#ids = options.ids;
     this.#events = options.events;
     this.#dfu = options.dfu;
+    this.#web = new WebProxy(options.routing, options.clock);
     this.#devices = options.devices;
     this.#notifier = options.notifier;
     this.#crypto = options.crypto;
@@ -196,6 +203,8 @@ export class SyncService {
         case "read":
         case "dfu":
           return await this.#firmwareMessage(request, bytes);
+        case "web":
+          return await this.#webMessage(request, bytes);
         default:
           return await this.#store.transaction(() => this.#inSession(request, transport, bytes));
       }
@@ -583,6 +592,25 @@ export class SyncService {
       { deviceUid: device.uid, projectUid: device.projectUid },
       request,
     );
+    await this.#account(session, bytes, reply);
+    return reply;
+  }
+
+  /**
+   * A web request of an open session: the session is checked in a transaction of its own, the
+   * request (which waits on the network) is made outside any, then counted in the session.
+   */
+  async #webMessage(request: WebRequestMessage, bytes: number): Promise<ProtocolReply> {
+    const found = await this.#store.transaction(() => this.#session(request.token));
+    if ("refused" in found) return found.refused;
+    const { session, device } = found;
+    let reply: ProtocolReply;
+    try {
+      reply = await this.#web.handle({ deviceUid: device.uid, projectUid: device.projectUid }, request);
+    } catch (error) {
+      if (!(error instanceof SyncRefusal)) throw error;
+      reply = error.reply();
+    }
     await this.#account(session, bytes, reply);
     return reply;
   }

@@ -10,8 +10,9 @@ import type {
   PullRequest,
   PushRequest,
   SignalsRequest,
+  WebRequestMessage,
 } from "../../protocol/messages.js";
-import { BATCH_LIMITS, SYNC_ERRORS } from "../../protocol/messages.js";
+import { BATCH_LIMITS, SYNC_ERRORS, WEB_LIMITS, WEB_METHODS } from "../../protocol/messages.js";
 import type { NoteRecord } from "../../protocol/NoteRecord.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { DEVICE_UID } from "../devices/deviceUid.js";
@@ -26,7 +27,8 @@ export type SyncRequest =
   | AckRequest
   | SignalsRequest
   | CloseRequest
-  | DfuMessage;
+  | DfuMessage
+  | WebRequestMessage;
 
 /** Notes in one batch (docs/sync-protocol.md, Limits). */
 export const MAX_BATCH_NOTES = BATCH_LIMITS.notes;
@@ -280,10 +282,49 @@ export function readMessage(message: unknown): SyncRequest {
       // Firmware messages: the session is the sync's to check, the rest the DFU service's to read.
       token();
       break;
+    case "web":
+      token();
+      web(f);
+      break;
     default:
       throw bad(`unknown message type: ${type.slice(0, 32)}`);
   }
   return message as unknown as SyncRequest;
+}
+
+const MD5 = /^[0-9a-f]{32}$/;
+
+/** A `web` message's fields (protocol/messages.ts `WebRequestMessage`). */
+function web(f: Fields): void {
+  f.string("route", { nonEmpty: true, max: WEB_LIMITS.route });
+  const method = f.string("method", { max: 16 });
+  if (!(WEB_METHODS as readonly string[]).includes(method)) {
+    throw bad(`method must be one of ${WEB_METHODS.join(", ")}`);
+  }
+  f.string("name", { optional: true, max: WEB_LIMITS.name });
+  f.string("content", { optional: true, max: WEB_LIMITS.content });
+  const data = f.string("data", { optional: true, max: Number.MAX_SAFE_INTEGER });
+  if (data !== undefined && decodeBase64(data) === undefined) throw bad("data is not base64");
+  const md5 = f.string("md5", { optional: true, max: 32 });
+  if (md5 !== undefined && !MD5.test(md5)) throw bad("md5 must be 32 lowercase hexadecimal digits");
+  const seconds = f.number("seconds", { min: 0 });
+  if (seconds <= 0 || seconds > WEB_LIMITS.seconds) {
+    throw bad(`seconds must be above 0 and at most ${WEB_LIMITS.seconds}`);
+  }
+  if (f.count("max") > WEB_LIMITS.answer) throw bad(`max must be at most ${WEB_LIMITS.answer}`);
+  const fragment = f.fields("fragment", { optional: true });
+  const range = f.fields("range", { optional: true });
+  if (fragment && range) throw bad("a message is a fragment or a ranged read, not both");
+  if (fragment) {
+    const total = fragment.count("total");
+    if (total < 1 || total > WEB_LIMITS.upload) throw bad(`fragment.total must be 1 to ${WEB_LIMITS.upload}`);
+    if (fragment.count("offset") >= total) throw bad("fragment.offset must be below fragment.total");
+  }
+  if (range) {
+    range.count("offset");
+    const length = range.count("length");
+    if (length < 1 || length > WEB_LIMITS.answer) throw bad(`range.length must be 1 to ${WEB_LIMITS.answer}`);
+  }
 }
 
 function device(f: Fields): void {

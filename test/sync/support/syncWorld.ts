@@ -10,6 +10,7 @@ import { HttpsHubLink } from "../../../runtime/HttpsHubLink.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import type { HubServices } from "../../../hub/HubServices.js";
 import type { DeviceRecord, EventRecord } from "../../../hub/store/records.js";
+import type { RouteLogRecord, RouteRecord } from "../../../hub/store/RouteStore.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { SimulatedModule, type SimulatedModuleOptions } from "../../../runtime/SimulatedModule.js";
 import { startHub, type RunningHub } from "../../../runtime/startHub.js";
@@ -64,12 +65,20 @@ export class SyncWorld {
 
   /** A module linked to this hub (the hub's product by default). */
   async module(
-    options: Partial<SimulatedModuleOptions> & { seed?: number | string } = {},
+    options: Partial<SimulatedModuleOptions> & {
+      seed?: number | string;
+      /** The HTTPS link's own timeout, ms (HttpsHubLink `timeoutMs`). */
+      linkTimeoutMs?: number;
+    } = {},
   ): Promise<SimulatedModule> {
     const product = this.productUid;
     let inner: HubLink;
     if (this.transport === "https") {
-      const https = new HttpsHubLink({ url: this.hub.tlsUrl!, ca: this.hub.credentials.ca_cert! });
+      const https = new HttpsHubLink({
+        url: this.hub.tlsUrl!,
+        ca: this.hub.credentials.ca_cert!,
+        ...(options.linkTimeoutMs !== undefined ? { timeoutMs: options.linkTimeoutMs } : {}),
+      });
       this.#https.push(https);
       inner = https;
     } else {
@@ -82,12 +91,13 @@ export class SyncWorld {
     }
     const link = new FaultyHubLink(inner);
     const hub: SimulatedModuleOptions["hub"] = { link, product };
+    const { linkTimeoutMs: _linkTimeoutMs, ...moduleOptions } = options;
     const sim = await SimulatedModule.boot({
       clock: this.clock,
       seed: options.seed ?? this.modules.length + 1,
       timeKnown: true,
       hub,
-      ...options,
+      ...moduleOptions,
     });
     this.modules.push(sim);
     this.links.set(sim, link);
@@ -107,6 +117,31 @@ export class SyncWorld {
     await this.req(sim, { req: "hub.sync", ...options });
     await sim.module.sync.idle();
     return this.req(sim, { req: "hub.sync.status" });
+  }
+
+  /** Puts the module online: continuous mode and a sync, after which its session stays open. */
+  async online(sim: SimulatedModule): Promise<void> {
+    await this.req(sim, { req: "hub.set", mode: "continuous" });
+    await this.sync(sim);
+    if (!sim.module.sync.isOnline) throw new Error("the module did not stay online");
+  }
+
+  /** A proxy route of the hub's project: web requests with `alias` go to `url`. */
+  proxyRoute(alias: string, url: string, settings: JsonObject = {}): Promise<RouteRecord> {
+    return this.services.routing.create(this.projectUid, {
+      label: alias,
+      type: "proxy",
+      proxy: { alias, url, ...settings },
+    });
+  }
+
+  /** Every route log of the project (web requests included), oldest first. */
+  routeLogs(): Promise<RouteLogRecord[]> {
+    return this.services.store.routes.listLogs(
+      this.projectUid,
+      { sortBy: "date", sortOrder: "asc" },
+      { offset: 0, limit: 10_000 },
+    );
   }
 
   /** The module's device record on the hub. */
