@@ -172,7 +172,7 @@ export class RoutingService {
   readonly #retryDelays: readonly number[];
   readonly #http: HttpSender;
   readonly #mqtt: MqttPublisher;
-  readonly #jsonata = new JsonataCache();
+  readonly #jsonata: JsonataCache;
   readonly #unsubscribe: () => void;
   readonly #ready: Promise<void>;
   readonly #stopping = new AbortController();
@@ -201,6 +201,7 @@ export class RoutingService {
     this.#retryDelays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.#http = new HttpSender(clock);
     this.#mqtt = new MqttPublisher(clock);
+    this.#jsonata = new JsonataCache(() => clock.now());
     this.#unsubscribe = events.subscribe((event) => this.#received(event));
     this.#ready = this.#resume().catch((error: unknown) => this.#report(error));
   }

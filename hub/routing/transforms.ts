@@ -87,9 +87,20 @@ export const JSONATA_TIMEOUT_MS = 1000;
 export const JSONATA_STACK = 500;
 const MAX_CACHED = 200;
 
-/** Compiled JSONata expressions by source text (a route's expression is compiled once). */
+/**
+ * Compiled JSONata expressions by source text (a route's expression is compiled once). `$now()`
+ * and `$millis()` read the hub's clock (`now`, epoch ms), not the machine's, so that a fake clock
+ * shapes what routes send as it shapes everything else; `$now` keeps its picture and time zone
+ * arguments.
+ */
 export class JsonataCache {
   readonly #compiled = new Map<string, jsonata.Expression | Error>();
+  readonly #now: () => number;
+  readonly #fromMillis = jsonata("$fromMillis($ms, $picture, $zone)");
+
+  constructor(now: () => number = Date.now) {
+    this.#now = now;
+  }
 
   #expression(source: string): jsonata.Expression {
     let expr = this.#compiled.get(source);
@@ -113,12 +124,17 @@ export class JsonataCache {
   async evaluate(source: string, input: unknown): Promise<{ value: unknown; doNotRoute: boolean }> {
     const expr = this.#expression(source);
     let doNotRoute = false;
+    // One instant per evaluation, as the library's own `$now()` has.
+    const ms = this.#now();
     try {
       const value: unknown = await expr.evaluate(input, {
         doNotRoute: () => {
           doNotRoute = true;
           return undefined;
         },
+        millis: () => ms,
+        now: (picture?: string, zone?: string) =>
+          this.#fromMillis.evaluate({}, { ms, picture, zone }) as Promise<string>,
       });
       return { value, doNotRoute };
     } catch (error) {

@@ -191,6 +191,27 @@ describe("events routed to an HTTP endpoint (fake clock, in process)", () => {
     expect(hub.routing.pending().size).toBe(0);
   });
 
+  it("reads $now() and $millis() from the hub's clock, so a fake clock shapes what a route sends", async () => {
+    const timed = await http({
+      transform: {
+        format: "jsonata",
+        jsonata: '{"at": $now(), "ms": $millis(), "local": $now("[H01]:[m01]", "+0200")}',
+      },
+    });
+    await hub.advance(3 * 60 * 60_000);
+    const ms = hub.clock.now();
+    await hub.event(device, "data.qo", { temp: 1 });
+    await hub.settle();
+    const sent = endpoint.received.at(-1)!.json as { at: string; ms: number; local: string };
+    expect(sent.ms).toBe(ms);
+    expect(sent.at).toBe(new Date(ms).toISOString());
+    const inZone = new Date(ms + 2 * 3600_000);
+    const hhmm = (n: number) => String(n).padStart(2, "0");
+    expect(sent.local).toBe(`${hhmm(inZone.getUTCHours())}:${hhmm(inZone.getUTCMinutes())}`);
+    expect(Math.abs(ms - Date.now())).toBeGreaterThan(60_000); // the fake clock, not the machine's
+    await hub.routing.delete(hub.projectUid, timed.uid);
+  });
+
   it("drops its default and configured headers with disable_http_headers, keeping the content type", async () => {
     await http({ http_headers: { "X-Api-Key": "k" }, disable_http_headers: true });
     await hub.event(device, "data.qo", { temp: 1 });
