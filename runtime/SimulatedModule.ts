@@ -262,7 +262,12 @@ export class SimulatedModule {
   #linkTo(hub: HubConnection): HubLink {
     if ("link" in hub) return hub.link;
     if ("url" in hub) {
-      return new HttpsHubLink({ url: hub.url, ...(hub.ca ? { ca: hub.ca } : {}), radio: this.radio });
+      return new HttpsHubLink({
+        url: hub.url,
+        ...(hub.ca ? { ca: hub.ca } : {}),
+        radio: this.radio,
+        clock: this.clock,
+      });
     }
     const handler = hub.inProcess;
     const secure = hub.secure ?? true;

@@ -11,6 +11,7 @@ import { locationRequests } from "./location.js";
 import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
 import type { RequestTable } from "./RequestTable.js";
+import { radioRequests } from "./radio.js";
 import { sensorRequests } from "./sensors.js";
 import { syncRequests } from "./sync.js";
 import { unbuiltRequests } from "./unbuilt.js";
@@ -35,5 +36,6 @@ export const allRequests: readonly RequestTable[] = [
   auxRequests,
   dfuRequests,
   webRequests,
+  radioRequests,
   unbuiltRequests,
 ];

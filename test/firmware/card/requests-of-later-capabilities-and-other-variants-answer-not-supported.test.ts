@@ -3,9 +3,7 @@ import { bootTestModule } from "../../support/moduleFixture.js";
 
 describe("requests that are not there", () => {
   it.each([
-    "card.wireless",
     "card.wireless.penalty",
-    "card.transport",
     "card.wifi",
     "card.power",
     "card.trace",
