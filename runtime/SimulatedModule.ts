@@ -27,7 +27,7 @@ import { withAuxPins } from "../firmware/world/withAuxPins.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
-  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu"
+  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu" | "energy"
 > {
   readonly clock: Clock;
   /**
@@ -316,6 +316,7 @@ export class SimulatedModule {
       ...(options.trace !== undefined ? { trace: options.trace } : {}),
       ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
       ...(options.dfu ? { dfu: options.dfu } : {}),
+      ...(options.energy ? { energy: options.energy } : {}),
     });
     this.#boots++;
   }
