@@ -309,11 +309,9 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       const server = await WorldControlServer.listen(world, address.host, address.port, {
         radio,
         power,
-      }).catch(
-        (error: unknown) => {
-          throw listenFailure(error, { flag: "--control", ...address });
-        },
-      );
+      }).catch((error: unknown) => {
+        throw listenFailure(error, { flag: "--control", ...address });
+      });
       control = server;
       closers.push(() => server.close());
     }

@@ -31,7 +31,13 @@ import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js"
 import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
-import { ENERGY_CONFIG_KEY, EnergyMeter, energyRates, type EnergyCounters, type EnergyRates } from "./power/EnergyMeter.js";
+import {
+  ENERGY_CONFIG_KEY,
+  EnergyMeter,
+  energyRates,
+  type EnergyCounters,
+  type EnergyRates,
+} from "./power/EnergyMeter.js";
 import type { SessionEnergy } from "../protocol/messages.js";
 import { SimError } from "./SimError.js";
 import { isJsonObject, type JsonObject } from "../core/json.js";

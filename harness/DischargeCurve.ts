@@ -99,7 +99,7 @@ export function parseDischargeCsv(text: string): DischargeCurve {
       ms = parseDuration(cells[0]!);
       volts = parseVolts(cells[1]!);
     } catch (error) {
-      throw new Error(`line ${lineNo}: ${(error as Error).message}`);
+      throw new Error(`line ${lineNo}: ${(error as Error).message}`, { cause: error });
     }
     const previous = points[points.length - 1];
     if (previous && ms <= previous.ms)
@@ -113,7 +113,10 @@ export function parseDischargeCsv(text: string): DischargeCurve {
 /** `linear:FROM-TO/DURATION`, such as `linear:4.2-3.3/30d`: a straight line from FROM to TO volts. */
 export function parseLinearDischarge(spec: string): DischargeCurve {
   const match = /^linear:\s*([\d.]+)\s*v?\s*-\s*([\d.]+)\s*v?\s*\/\s*(\S+)\s*$/i.exec(spec);
-  if (!match) throw new Error(`"${spec}" is not a linear model: write linear:FROM-TO/DURATION, e.g. linear:4.2-3.3/30d`);
+  if (!match)
+    throw new Error(
+      `"${spec}" is not a linear model: write linear:FROM-TO/DURATION, e.g. linear:4.2-3.3/30d`,
+    );
   const from = parseVolts(match[1]!);
   const to = parseVolts(match[2]!);
   const ms = parseDuration(match[3]!);
@@ -126,7 +129,9 @@ export function parseLinearDischarge(spec: string): DischargeCurve {
 
 /** A curve from the text of `--discharge` or a scenario: `linear:...`, else a CSV's contents. */
 export function parseDischarge(text: string): DischargeCurve {
-  return text.trim().toLowerCase().startsWith("linear:") ? parseLinearDischarge(text.trim()) : parseDischargeCsv(text);
+  return text.trim().toLowerCase().startsWith("linear:")
+    ? parseLinearDischarge(text.trim())
+    : parseDischargeCsv(text);
 }
 
 /** A discharge being played; `stop()` leaves the voltage where it is. */

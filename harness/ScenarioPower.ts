@@ -1,6 +1,11 @@
 import type { Clock } from "../core/Clock.js";
 import { SimPowerSource } from "../firmware/PowerSource.js";
-import { parseDischarge, playDischarge, type DischargeCurve, type PlayingDischarge } from "./DischargeCurve.js";
+import {
+  parseDischarge,
+  playDischarge,
+  type DischargeCurve,
+  type PlayingDischarge,
+} from "./DischargeCurve.js";
 import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";
@@ -93,7 +98,10 @@ export class ScenarioSupply extends SimPowerSource {
   supply(state: { usb?: boolean; source?: SupplySource; volts?: number }): void {
     if (state.volts !== undefined) this.stopDischarge();
     const usb = state.source !== undefined ? state.source !== "battery" : state.usb;
-    this.set({ ...(state.volts !== undefined ? { volts: state.volts } : {}), ...(usb !== undefined ? { onUsb: usb } : {}) });
+    this.set({
+      ...(state.volts !== undefined ? { volts: state.volts } : {}),
+      ...(usb !== undefined ? { onUsb: usb } : {}),
+    });
   }
 
   /**

@@ -6,7 +6,9 @@ import {
 } from "../firmware/radio/RadioConditions.js";
 
 /** Signal fields a scenario may set directly (registration and the hub have `outage`). */
-export type SignalFields = Partial<Pick<RadioState, "rat" | "bearer" | "rssi" | "rsrp" | "rsrq" | "sinr" | "bars">>;
+export type SignalFields = Partial<
+  Pick<RadioState, "rat" | "bearer" | "rssi" | "rsrp" | "rsrq" | "sinr" | "bars">
+>;
 
 /**
  * The radio conditions of a scenario's module, as the world scripts them: in coverage or not

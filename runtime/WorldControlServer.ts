@@ -177,7 +177,8 @@ async function handleRadio(
         const what = args[0] ?? "registration";
         if (what !== "registration" && what !== "hub") throw new Error("outage is of registration or hub");
         const forMs = args[1];
-        if (forMs !== undefined && typeof forMs !== "number") throw new Error("an outage lasts a number of ms");
+        if (forMs !== undefined && typeof forMs !== "number")
+          throw new Error("an outage lasts a number of ms");
         radio.outage(what, forMs);
         break;
       }
@@ -206,12 +207,17 @@ async function handleSupply(
 ): Promise<void> {
   if (request.method === "GET") return answer(response, 200, supplyState(power));
   if (request.method !== "POST") return answer(response, 405, { err: "GET or POST /supply" });
-  const change = await readJson(request, response, '{"volts"?: V, "usb"?: true|false, "source"?: "usb"|"battery"|"line"}');
+  const change = await readJson(
+    request,
+    response,
+    '{"volts"?: V, "usb"?: true|false, "source"?: "usb"|"battery"|"line"}',
+  );
   if (change === undefined) return;
   const { volts, usb, source } = change;
   if (volts !== undefined && (typeof volts !== "number" || !Number.isFinite(volts) || volts < 0))
     return answer(response, 400, { err: "volts must be a number >= 0" });
-  if (usb !== undefined && typeof usb !== "boolean") return answer(response, 400, { err: "usb must be true or false" });
+  if (usb !== undefined && typeof usb !== "boolean")
+    return answer(response, 400, { err: "usb must be true or false" });
   if (source !== undefined && source !== "usb" && source !== "battery" && source !== "line")
     return answer(response, 400, { err: "source must be usb, battery or line" });
   const onUsb = source !== undefined ? source !== "battery" : usb;

@@ -168,7 +168,8 @@ function cardTransport({ args, module }: RequestContext): JsonObject {
   const umin = args.bool("umin");
   const variant = module.variant;
   if (method !== undefined && method !== "-") {
-    if (!TRANSPORT_METHODS.includes(method)) throw transportMethodInvalid(method, ["-", ...TRANSPORT_METHODS]);
+    if (!TRANSPORT_METHODS.includes(method))
+      throw transportMethodInvalid(method, ["-", ...TRANSPORT_METHODS]);
     if (method.includes("ntn") && !variant.ntn)
       throw argumentNotSupportedOnVariant(`method ${method}`, variant.radio);
   }

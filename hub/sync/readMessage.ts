@@ -213,7 +213,8 @@ function context(f: Fields): void {
   f.boolean("continuous", { optional: true });
   const energy = f.fields("energy", { optional: true });
   if (energy) {
-    for (const key of ["hp_secs_total", "hp_secs_data", "hp_cycles_total", "hp_cycles_data"]) energy.count(key);
+    for (const key of ["hp_secs_total", "hp_secs_data", "hp_cycles_total", "hp_cycles_data"])
+      energy.count(key);
     energy.number("power_mah", { min: 0 });
   }
 }
