@@ -314,6 +314,12 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     if (energy === this.#energy) this.#notebox.setConfig(ENERGY_CONFIG_KEY, energy.counters());
   }
 
+  /** Saves the energy counters now (a clean power cycle does before it closes the module). */
+  saveEnergy(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return this.#serialize(() => this.#saveEnergyBeforeRestart());
+  }
+
   /** Saves the energy counters before a restart (the next boot continues from them). */
   async #saveEnergyBeforeRestart(): Promise<void> {
     const energy = this.#energy;
@@ -498,8 +504,6 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   /** Waits for queued writers, then lets go of the store. */
   async close(): Promise<void> {
     if (this.#closed) return;
-    // A clean shutdown (a power cycle) keeps the energy counters; a power loss loses the unsaved.
-    await this.#serialize(() => this.#saveEnergyBeforeRestart()).catch(() => undefined);
     this.#closed = true;
     this.#voltage?.dispose();
     this.#sensors?.dispose();

@@ -224,6 +224,8 @@ export class SimulatedModule {
 
   /** A clean power cycle: what was committed is on the flash; the module boots on it again. */
   async powerCycle(): Promise<void> {
+    // A clean power-off keeps the energy counters (a power loss loses what was not saved).
+    await this.#module.saveEnergy().catch(() => undefined);
     this.#generation++;
     this.#emit((e) => e.powerOff?.({ kind: "cycle" }));
     await this.#module.close();
