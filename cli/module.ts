@@ -14,7 +14,7 @@ import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/S
 import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.js";
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
 import type { SystemClock } from "../runtime/SystemClock.js";
-import { listenFailure, userFacing } from "./CliError.js";
+import { CliError, listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
 import {
   addLogOptions,
@@ -25,6 +25,8 @@ import {
   type LogOptions,
 } from "./options.js";
 import { onShutdown } from "./shutdown.js";
+import { SIGNAL_PRESETS, type SignalPreset } from "../firmware/radio/RadioConditions.js";
+import type { SupplySource } from "../harness/ScenarioPower.js";
 
 // Only what `--help` needs is imported above: the module, its links and the hardware adapters
 // are loaded when a command runs (cardsim starts in a few tens of milliseconds).
@@ -57,6 +59,13 @@ export interface ModuleCommandOptions extends FlashOptions, LogOptions {
   trackSpeed?: number;
   /** Serve the world control API (`cardsim world`) on `HOST:PORT`. */
   control?: { host: string; port: number };
+  /** Radio signal preset (`--signal`) and the latency of each exchange with the hub (`--latency`). */
+  signal?: SignalPreset;
+  latency?: number;
+  /** The supply: source (`--supply`), volts (`--voltage`), and a discharge curve (`--discharge`). */
+  supply?: SupplySource;
+  voltage?: number;
+  discharge?: string;
   /** `cardsim up`: the hub in this process the module syncs with (not a command-line option). */
   linkedHub?: HubConnection;
 }
@@ -194,6 +203,16 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       const track = await readTrack(options.track, options.trackSpeed);
       world.playTrack(track);
     }
+    const discharge = options.discharge !== undefined ? await readDischarge(options.discharge) : undefined;
+    const { SimPowerSource } = await import("../firmware/PowerSource.js");
+    const { SimRadioConditions } = await import("../firmware/radio/RadioConditions.js");
+    const power = new SimPowerSource(
+      options.voltage ?? (options.supply === "usb" || options.supply === "line" ? 5 : 3.9),
+      options.supply === "usb" || options.supply === "line",
+    );
+    const radio = new SimRadioConditions(clock);
+    if (options.signal) radio.signal(options.signal);
+    if (options.latency !== undefined) radio.latency(options.latency);
     const hub = options.linkedHub ?? (options.hub ? await hubConnection(options) : undefined);
     const store = await openModuleStore(options);
     const flashDir = flashDirectory(options);
@@ -207,6 +226,8 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       ...(options.seed === undefined ? { crypto: new WebCryptoCrypto() } : { seed: options.seed }),
       flash: { store, images },
       world,
+      power,
+      radio,
       ...(hub ? { hub } : {}),
       ...(options.sku ? { variant: options.sku } : {}),
       log: pinoModuleLog(logger),
@@ -222,6 +243,11 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     });
     const module = simulated.module;
     closers.push(() => simulated.close()); // lets go of the flash (and its lock)
+    if (discharge) {
+      const { playDischarge } = await import("../harness/DischargeCurve.js");
+      const playing = playDischarge(power, clock, discharge);
+      closers.push(() => Promise.resolve(playing.stop()));
+    }
     // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
     // the TCP port stays a plain line protocol for tools.
     const rx: SimUartReceiverOptions | false =
@@ -280,11 +306,12 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     if (options.control) {
       const { WorldControlServer } = await import("../runtime/WorldControlServer.js");
       const address = options.control;
-      const server = await WorldControlServer.listen(world, address.host, address.port).catch(
-        (error: unknown) => {
-          throw listenFailure(error, { flag: "--control", ...address });
-        },
-      );
+      const server = await WorldControlServer.listen(world, address.host, address.port, {
+        radio,
+        power,
+      }).catch((error: unknown) => {
+        throw listenFailure(error, { flag: "--control", ...address });
+      });
       control = server;
       closers.push(() => server.close());
     }
@@ -370,8 +397,16 @@ export function addModuleOptions(command: Command): Command {
     .option("--track-speed <M/S>", "speed along a track whose points have no times", parseFloatOption)
     .option(
       "--control <HOST:PORT>",
-      "serve the world control API there (cardsim world drives it)",
+      "serve the world control API there (cardsim world drives it: place, radio, supply)",
       parseHostPort,
+    )
+    .option("--signal <PRESET>", `radio signal: ${SIGNAL_PRESETS.join(", ")} (default good)`, parseSignal)
+    .option("--latency <MS>", "each exchange with the hub takes MS milliseconds", parseLatency)
+    .option("--supply <SOURCE>", "power source: usb, battery or line (default battery)", parseSupply)
+    .option("--voltage <V>", "supply voltage in volts (default 3.9)", parseVoltage)
+    .option(
+      "--discharge <FILE|linear:FROM-TO/TIME>",
+      "play a battery discharge: a CSV of time,volts (times like 30m, 12h, 2d) or linear:4.2-3.3/30d",
     );
   return addLogOptions(withOptions);
 }
@@ -435,6 +470,57 @@ export function parseLocation(value: string): { lat: number; lon: number } {
     throw new InvalidArgumentError(`expected LAT,LON in degrees (like 52.52,13.405), got "${value}"`);
   }
   return { lat, lon };
+}
+
+function parseSignal(value: string): SignalPreset {
+  const preset = value.trim().toLowerCase();
+  if (!(SIGNAL_PRESETS as readonly string[]).includes(preset))
+    throw new InvalidArgumentError(`use one of ${SIGNAL_PRESETS.join(", ")} (none: no network at all)`);
+  return preset as SignalPreset;
+}
+
+function parseLatency(value: string): number {
+  const n = Number(value);
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0)
+    throw new InvalidArgumentError(`give milliseconds >= 0, like --latency 800`);
+  return n;
+}
+
+function parseSupply(value: string): SupplySource {
+  const source = value.trim().toLowerCase();
+  if (source !== "usb" && source !== "battery" && source !== "line")
+    throw new InvalidArgumentError("use usb, battery or line");
+  return source;
+}
+
+function parseVoltage(value: string): number {
+  const n = Number(value.trim().replace(/v$/i, ""));
+  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 30)
+    throw new InvalidArgumentError("give volts between 0 and 30, like --voltage 3.7");
+  return n;
+}
+
+/** The `--discharge` curve: a linear model, or a CSV file read and checked (one line per mistake). */
+async function readDischarge(spec: string) {
+  const { parseDischarge, parseLinearDischarge } = await import("../harness/DischargeCurve.js");
+  if (spec.trim().toLowerCase().startsWith("linear:")) {
+    try {
+      return parseLinearDischarge(spec.trim());
+    } catch (error) {
+      throw new CliError(`--discharge ${(error as Error).message}`);
+    }
+  }
+  const { readFile } = await import("node:fs/promises");
+  const text = await readFile(spec, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(
+      `--discharge ${spec}: ${error.code === "ENOENT" ? "no such file" : (error.code ?? error.message)} (give a CSV of time,volts or linear:FROM-TO/TIME)`,
+    );
+  });
+  try {
+    return parseDischarge(text);
+  } catch (error) {
+    throw new CliError(`--discharge ${spec}: ${(error as Error).message}: fix that row`);
+  }
 }
 
 function parseFloatOption(value: string): number {

@@ -22,7 +22,21 @@ const USAGE = [
   "gps on | gps off",
   "charging on | charging off",
   "aux PIN high | aux PIN low | aux PIN release",
+  "radio",
+  "signal good|fair|poor|none [RAT]",
+  "outage [registration|hub] [SECONDS]",
+  "restore",
+  "latency MS",
+  "failhub N",
+  "supply | supply usb|battery|line [VOLTS]",
+  "voltage VOLTS",
 ];
+
+/** A change for the radio (`/radio`) or the supply (`/supply`) rather than the world. */
+interface PartChange {
+  readonly path: "/radio" | "/supply";
+  readonly body: Record<string, unknown> | undefined;
+}
 
 /**
  * `cardsim world`: drives the world of a module started with `--control HOST:PORT` (where it is,
@@ -40,9 +54,10 @@ export function registerWorldCommand(program: Command): void {
     )
     .option("--speed <M/S>", "speed along a track whose points have no times")
     .action(async (what: string[], options: WorldOptions) => {
-      const change = await changeFor(what, options);
+      const part = partChangeFor(what);
+      const change = part ? part.body : await changeFor(what, options);
       const address = options.control ?? parseHostPort(DEFAULT_CONTROL);
-      const url = `http://${address.host}:${address.port}/world`;
+      const url = `http://${address.host}:${address.port}${part?.path ?? "/world"}`;
       let response: Response;
       try {
         response = await fetch(url, change ? { method: "POST", body: JSON.stringify(change) } : {});
@@ -56,6 +71,52 @@ export function registerWorldCommand(program: Command): void {
         throw new CliError(String(body["err"] ?? `the module answered HTTP ${response.status}`));
       process.stdout.write(JSON.stringify(body) + "\n");
     });
+}
+
+/** `cardsim world signal poor`, `outage hub 60`, `supply battery 3.4` ...: radio and supply changes. */
+function partChangeFor(what: string[]): PartChange | undefined {
+  const [verb, ...rest] = what;
+  const usage = () => new CliError(`cardsim world ${what.join(" ")}: expected one of: ${USAGE.join("; ")}`);
+  const number = (text: string | undefined, min = 0) => {
+    const n = Number(text);
+    if (text === undefined || !Number.isFinite(n) || n < min) throw usage();
+    return n;
+  };
+  const radio = (op: string, args: unknown[]): PartChange => ({ path: "/radio", body: { op, args } });
+  switch (verb) {
+    case "radio":
+      return { path: "/radio", body: undefined };
+    case "signal":
+      if (!["good", "fair", "poor", "none"].includes(rest[0] ?? "")) throw usage();
+      return radio("signal", rest.slice(0, 2));
+    case "outage": {
+      const what = rest[0] === "hub" || rest[0] === "registration" ? rest[0] : undefined;
+      const seconds = what ? rest[1] : rest[0];
+      return radio("outage", [
+        what ?? "registration",
+        ...(seconds !== undefined ? [number(seconds) * 1000] : []),
+      ]);
+    }
+    case "restore":
+      return radio("restore", []);
+    case "latency":
+      return radio("latency", [number(rest[0])]);
+    case "failhub":
+      return radio("failConnects", [number(rest[0])]);
+    case "supply": {
+      if (rest.length === 0) return { path: "/supply", body: undefined };
+      const source = rest[0];
+      if (source !== "usb" && source !== "battery" && source !== "line") throw usage();
+      return {
+        path: "/supply",
+        body: { source, ...(rest[1] !== undefined ? { volts: number(rest[1]) } : {}) },
+      };
+    }
+    case "voltage":
+      return { path: "/supply", body: { volts: number(rest[0]) } };
+    default:
+      return undefined;
+  }
 }
 
 async function changeFor(

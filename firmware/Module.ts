@@ -31,6 +31,14 @@ import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js"
 import { VARIANTS, resolveVariant, type Variant, type VariantName } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
+import {
+  ENERGY_CONFIG_KEY,
+  EnergyMeter,
+  energyRates,
+  type EnergyCounters,
+  type EnergyRates,
+} from "./power/EnergyMeter.js";
+import type { SessionEnergy } from "../protocol/messages.js";
 import { SimError } from "./SimError.js";
 import { isJsonObject, type JsonObject } from "../core/json.js";
 import { Sensors, type LocationReport } from "./sensors/Sensors.js";
@@ -94,6 +102,8 @@ export interface ModuleOptions {
    * updates (a rig's GPIO lines), the outboard serial rate.
    */
   readonly dfu?: DfuOptions;
+  /** The energy model's rates, over the variant's defaults (firmware/power/EnergyMeter.ts). */
+  readonly energy?: Partial<EnergyRates>;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;
@@ -121,6 +131,8 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   readonly #maxRequestBytes: number;
   #notebox!: Notebox;
   #voltage: VoltageMonitor | undefined;
+  #energy: EnergyMeter | undefined;
+  readonly #energyRates: EnergyRates;
   #bootedAt = 0;
   #timeBase: { clockMs: number; seconds: number } | undefined;
   /** One writer at a time: requests, background work, the sync engine, a harness's world. */
@@ -162,6 +174,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.dispatcher = sharedDispatcher ??= new RequestDispatcher(allRequests);
     this.#ownWorld = options.world ? undefined : new World({ clock: options.clock });
     this.world = options.world ?? this.#ownWorld!;
+    this.#energyRates = energyRates(this.variant.name, options.energy);
   }
 
   /** Powers a module on: reads its flash and gets ready for requests. */
@@ -200,6 +213,24 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     // The schedule's timer, boxes and temporary sessions are RAM; the cadence is in flash.
     this.#schedule?.dispose();
     this.#schedule = new SyncSchedule(this);
+    // The energy counters are in flash; each session adds to them and saves them.
+    const energy = new EnergyMeter(
+      this.clock,
+      this.#energyRates,
+      this.#notebox.config<Partial<EnergyCounters>>(ENERGY_CONFIG_KEY),
+      () => this.#sync?.isOnline ?? false,
+    );
+    this.#energy = energy;
+    this.#sync.onSession((outcome) => {
+      energy.session({
+        started: outcome.started,
+        ended: outcome.ended,
+        ok: outcome.ok,
+        held: outcome.held,
+        bytes: outcome.traffic.bytes_sent + outcome.traffic.bytes_received,
+      });
+      this.#background(() => this.#saveEnergy(energy));
+    });
     // Web requests ride on the new engine's sessions; asynchronous ones of before are dropped.
     this.#web?.dispose();
     this.#web = new WebAgent(this);
@@ -274,6 +305,36 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   /** The supply's history since boot (`card.voltage`, voltage-variable settings). */
   get voltage(): VoltageMonitor {
     return this.#voltage!;
+  }
+
+  /** The energy model: what sessions, radio time and idle hours cost (`report()` for totals). */
+  get energy(): EnergyMeter {
+    return this.#energy!;
+  }
+
+  energyFields(): SessionEnergy | undefined {
+    return this.#energy?.sessionFields();
+  }
+
+  #saveEnergy(energy: EnergyMeter): void {
+    if (energy === this.#energy) this.#notebox.setConfig(ENERGY_CONFIG_KEY, energy.counters());
+  }
+
+  /** Saves the energy counters now (a clean power cycle does before it closes the module). */
+  saveEnergy(): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    return this.#serialize(() => this.#saveEnergyBeforeRestart());
+  }
+
+  /** Saves the energy counters before a restart (the next boot continues from them). */
+  async #saveEnergyBeforeRestart(): Promise<void> {
+    const energy = this.#energy;
+    if (!energy) return;
+    try {
+      await this.#notebox.transact(() => this.#saveEnergy(energy));
+    } catch (error) {
+      this.log.warn("could not save the energy counters", { error: String((error as Error)?.message) });
+    }
   }
 
   /** The binary buffer (RAM; emptied by a restart). */
@@ -362,6 +423,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     if (this.#closed) return Promise.resolve();
     return this.#serialize(async () => {
       this.log.info("module restarting");
+      await this.#saveEnergyBeforeRestart();
       await this.#boot();
     });
   }
@@ -625,6 +687,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     if (!this.#restartPending) return;
     this.#restartPending = false;
     this.log.info("module restarting");
+    await this.#saveEnergyBeforeRestart();
     await this.#boot();
   }
 }

@@ -66,6 +66,19 @@ export const voltageVariableInvalid = (
   simError(`${request}: ${arg} "${echo(text)}" is not a valid voltage-variable string: ${problem}`);
 export const notSupportedOnExtendedPower = (what: string): SimError =>
   simError(`${what} is not supported on the extended-power (XP) module {not-supported}`);
+// card.wireless and card.transport (wording ours: docs/module.md).
+export const wirelessModeInvalid = (mode: string): SimError =>
+  simError(`card.wireless: mode "${echo(mode, 32)}" is not one of auto, m, nb, gprs, -`);
+export const wirelessMethodInvalid = (method: string): SimError =>
+  simError(
+    `card.wireless: method "${echo(method, 32)}" is not one of primary, secondary, dual-primary-secondary, dual-secondary-primary, -`,
+  );
+export const wirelessHoursInvalid = (got: number): SimError =>
+  simError(`card.wireless: hours must be a number of hours, or -1 to reset (got ${got})`);
+export const transportMethodInvalid = (method: string, allowed: readonly string[]): SimError =>
+  simError(`card.transport: method "${echo(method, 32)}" is not one of ${allowed.join(", ")}`);
+export const transportSecondsInvalid = (got: number): SimError =>
+  simError(`card.transport: seconds must be a number of seconds, or -1 to reset (got ${got})`);
 export const hubModeInvalid = (mode: string): SimError =>
   simError(
     `hub.set: mode "${echo(mode)}" is not one of periodic, continuous, minimum, off, dfu, dfu-completed, -`,

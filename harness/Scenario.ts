@@ -8,7 +8,6 @@ import { boardNamed } from "../boards/boards.js";
 import { buildBoard, type BoardRig } from "../boards/buildBoard.js";
 import type { Module } from "../firmware/Module.js";
 import { MemoryLog, type ModuleLog } from "../firmware/ModuleLog.js";
-import { SimPowerSource } from "../firmware/PowerSource.js";
 import { SimRadioConditions } from "../firmware/radio/RadioConditions.js";
 import type { PowerLossFlashFs, PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
@@ -24,7 +23,8 @@ import { ScenarioAttn } from "./ScenarioAttn.js";
 import type { ScenarioHost } from "./ScenarioHost.js";
 import { attachNoteCHost, type NoteCHostOptions } from "./ScenarioHost.js";
 import { ScenarioI2c } from "./ScenarioI2c.js";
-import { ScenarioPower } from "./ScenarioPower.js";
+import { ScenarioPower, ScenarioSupply } from "./ScenarioPower.js";
+import type { EnergyReport } from "../firmware/power/EnergyMeter.js";
 import { ScenarioRadio } from "./ScenarioRadio.js";
 import { ScenarioSerial } from "./ScenarioSerial.js";
 import { ScenarioWorld } from "./ScenarioWorld.js";
@@ -69,7 +69,8 @@ export class Scenario {
   readonly traffic: HostTraffic;
   readonly capture: LinkCapture | undefined;
   readonly world: ScenarioWorld;
-  readonly power = new SimPowerSource();
+  /** The module's supply: source, voltage, discharge curves. */
+  readonly power: ScenarioSupply;
   readonly radio: ScenarioRadio;
   readonly log: ModuleLog;
   readonly seed: number | string;
@@ -103,6 +104,7 @@ export class Scenario {
       this.driver = new VirtualTimeDriver(fake);
     }
     this.#start = this.clock.now();
+    this.power = new ScenarioSupply(this.clock);
     this.log = options.log ?? new MemoryLog();
     this.traffic = new HostTraffic(this.clock);
     this.radio = new ScenarioRadio(new SimRadioConditions(this.clock));
@@ -175,6 +177,7 @@ export class Scenario {
       ...(options.hub
         ? { hub: typeof options.hub === "function" ? options.hub(this.clock) : options.hub }
         : {}),
+      ...(options.energy ? { energy: options.energy } : {}),
       ...(options.dfu || this.#rig
         ? { dfu: { ...(this.#rig ? { hostLines: this.#rig.hostLines } : {}), ...options.dfu } }
         : {}),
@@ -216,6 +219,11 @@ export class Scenario {
   /** The simulated module: its flash, power, radio and lifecycle. */
   get simulated(): SimulatedModule {
     return this.#sim;
+  }
+
+  /** The energy the module used so far (the energy model's totals; they survive restarts). */
+  energy(): EnergyReport {
+    return this.#sim.module.energy.report();
   }
 
   /** The module's serial port. */
@@ -486,6 +494,7 @@ export class Scenario {
     this.#closed = true;
     // Parts may be missing when start failed halfway.
     await this.#sim?.restoring?.catch(() => undefined);
+    this.power.stopDischarge();
     await this.serial.close();
     // The board closes the I2C backend it made; a software bus of our own is closed here.
     if (this.#i2c && !this.#rig) await this.#i2c.close();

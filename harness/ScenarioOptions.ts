@@ -2,6 +2,7 @@ import type { BoardDefinition } from "../boards/BoardDefinition.js";
 import type { Clock } from "../core/Clock.js";
 import type { BoardRigOptions } from "../boards/buildBoard.js";
 import type { DfuOptions } from "../firmware/dfu/DfuAgent.js";
+import type { EnergyRates } from "../firmware/power/EnergyMeter.js";
 import type { ModuleLog } from "../firmware/ModuleLog.js";
 import type { HubConnection } from "../runtime/SimulatedModule.js";
 import type { FlashKvStoreOptions } from "../firmware/storage/flash/FlashKvStore.js";
@@ -56,4 +57,6 @@ export interface ScenarioOptions {
    * drives the host's RESET and BOOT lines the board names (unless `hostLines` is given here).
    */
   readonly dfu?: DfuOptions;
+  /** The energy model's rates over the variant's defaults (`scenario.energy()` reads the totals). */
+  readonly energy?: Partial<EnergyRates>;
 }

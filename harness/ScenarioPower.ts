@@ -1,3 +1,11 @@
+import type { Clock } from "../core/Clock.js";
+import { SimPowerSource } from "../firmware/PowerSource.js";
+import {
+  parseDischarge,
+  playDischarge,
+  type DischargeCurve,
+  type PlayingDischarge,
+} from "./DischargeCurve.js";
 import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";
@@ -63,5 +71,53 @@ export class ScenarioPower {
         this.#sim.powerLosses > seen && !this.#sim.restoring ? resolve() : this.#waiters.push(check);
       check();
     });
+  }
+}
+
+/** Where the supply comes from: `usb` and `line` count as external power, `battery` does not. */
+export type SupplySource = "usb" | "battery" | "line";
+
+/**
+ * A scenario's supply (the module's `PowerSource`): set its source and voltage, or play a
+ * discharge curve on the scenario's clock; `card.voltage`, the supply state and the
+ * voltage-variable settings (`vinbound`, `voutbound`) follow.
+ */
+export class ScenarioSupply extends SimPowerSource {
+  readonly #clock: Clock;
+  #playing: PlayingDischarge | undefined;
+
+  constructor(clock: Clock, volts?: number, onUsb?: boolean) {
+    super(volts, onUsb);
+    this.#clock = clock;
+  }
+
+  /**
+   * Changes the supply as one event: `usb` (or `source`: `usb`/`line` are external power,
+   * `battery` is not) and `volts`. A discharge being played keeps going unless `volts` is given.
+   */
+  supply(state: { usb?: boolean; source?: SupplySource; volts?: number }): void {
+    if (state.volts !== undefined) this.stopDischarge();
+    const usb = state.source !== undefined ? state.source !== "battery" : state.usb;
+    this.set({
+      ...(state.volts !== undefined ? { volts: state.volts } : {}),
+      ...(usb !== undefined ? { onUsb: usb } : {}),
+    });
+  }
+
+  /**
+   * Plays a discharge curve from now (a curve, or the text of one: `linear:4.2-3.3/30d` or a CSV
+   * of time,volts), updating the voltage every `stepMs` (default 15 minutes). Replaces a curve
+   * being played; resolves `done` at the curve's end.
+   */
+  discharge(curve: DischargeCurve | string, options: { stepMs?: number } = {}): PlayingDischarge {
+    this.stopDischarge();
+    const parsed = typeof curve === "string" ? parseDischarge(curve) : curve;
+    this.#playing = playDischarge(this, this.#clock, parsed, options);
+    return this.#playing;
+  }
+
+  stopDischarge(): void {
+    this.#playing?.stop();
+    this.#playing = undefined;
   }
 }

@@ -1,4 +1,14 @@
-import { canReachHub, type SimRadioConditions } from "../firmware/radio/RadioConditions.js";
+import {
+  canReachHub,
+  type RadioState,
+  type SignalPreset,
+  type SimRadioConditions,
+} from "../firmware/radio/RadioConditions.js";
+
+/** Signal fields a scenario may set directly (registration and the hub have `outage`). */
+export type SignalFields = Partial<
+  Pick<RadioState, "rat" | "bearer" | "rssi" | "rsrp" | "rsrq" | "sinr" | "bars">
+>;
 
 /**
  * The radio conditions of a scenario's module, as the world scripts them: in coverage or not
@@ -34,5 +44,42 @@ export class ScenarioRadio {
     } else {
       this.conditions.outage("registration", forMs);
     }
+  }
+
+  /** The radio as it is now: signal, registration, the hub, latency. */
+  get state(): RadioState {
+    return this.conditions.state();
+  }
+
+  /**
+   * Sets the signal: a preset (`good`, `fair`, `poor`, `none`; on `rat`, the current one by
+   * default) or fields (`{rssi: -101, bars: 1}`). `none` also loses registration.
+   */
+  signal(signal: SignalPreset | SignalFields, rat?: string): void {
+    if (typeof signal === "string") this.conditions.signal(signal, rat);
+    else this.conditions.set({ ...signal, ...(rat ? { rat } : {}) });
+  }
+
+  /**
+   * An outage of the network (`registration`, the default) or of the hub alone (`hub`: the
+   * module registers but cannot reach its hub); with `forMs` it ends by itself.
+   */
+  outage(options: { what?: "registration" | "hub"; forMs?: number } = {}): void {
+    this.conditions.outage(options.what ?? "registration", options.forMs);
+  }
+
+  /** Ends any outage. */
+  restore(): void {
+    this.conditions.restore();
+  }
+
+  /** Each exchange with the hub takes `ms` of the module's clock. */
+  latency(ms: number): void {
+    this.conditions.latency(ms);
+  }
+
+  /** The next `n` connections to the hub fail (sessions fail before the hub hears them). */
+  failHub(n: number): void {
+    this.conditions.failConnects(n);
   }
 }

@@ -8,6 +8,27 @@ export type { NoteCHostOptions, ScenarioHost } from "./ScenarioHost.js";
 export type { WorldAction } from "./WorldAction.js";
 export type { PacingRule, WireLine } from "./SegmentPacing.js";
 
+// Radio, supply, discharge and energy.
+export { ScenarioRadio, type SignalFields } from "./ScenarioRadio.js";
+export { ScenarioSupply, type SupplySource } from "./ScenarioPower.js";
+export {
+  DischargeCurve,
+  parseDischarge,
+  parseDischargeCsv,
+  parseLinearDischarge,
+  playDischarge,
+  type DischargePoint,
+  type PlayingDischarge,
+} from "./DischargeCurve.js";
+export {
+  SimRadioConditions,
+  SIGNAL_PRESETS,
+  signalPreset,
+  type RadioState,
+  type SignalPreset,
+} from "../firmware/radio/RadioConditions.js";
+export { ENERGY_DEFAULTS, type EnergyRates, type EnergyReport } from "../firmware/power/EnergyMeter.js";
+
 // Host emulators: note-c over serial or I2C.
 export { NoteCHost, HostRestarted, type HostEvent } from "./host/NoteCHost.js";
 export { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";

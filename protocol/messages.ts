@@ -111,6 +111,20 @@ export interface SessionContext extends JsonObject {
   readonly env_defaults?: Readonly<Record<string, string>>;
   /** True when the module holds the session open (continuous mode). */
   readonly continuous?: boolean;
+  /** The module's energy counters (its energy model), copied into the hub's session record. */
+  readonly energy?: SessionEnergy;
+}
+
+/**
+ * Counters of the module's high-power (radio-on) time and cycles and the charge it used, named
+ * as the hub's session records name them (`hp_*`, `power_mah`).
+ */
+export interface SessionEnergy extends JsonObject {
+  readonly hp_secs_total: number;
+  readonly hp_secs_data: number;
+  readonly hp_cycles_total: number;
+  readonly hp_cycles_data: number;
+  readonly power_mah: number;
 }
 
 /**

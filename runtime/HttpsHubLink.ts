@@ -1,6 +1,7 @@
 import { readFileSync } from "node:fs";
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { sleep, type Clock } from "../core/Clock.js";
 import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
 import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
 import { replyWaitMs, type ProtocolReply, type ProtocolRequest } from "../protocol/messages.js";
@@ -22,6 +23,8 @@ export interface HttpsHubLinkOptions {
   readonly timeoutMs?: number;
   /** No exchange while these conditions cannot reach the hub (a simulated outage). */
   readonly radio?: RadioConditions;
+  /** The module's clock: the radio's latency delays each exchange on it (none without a clock). */
+  readonly clock?: Clock;
 }
 
 /** Checks a `--hub` URL: HTTPS anywhere, plain HTTP only on loopback. Returns the parsed URL. */
@@ -54,6 +57,7 @@ export class HttpsHubLink implements HubLink {
   readonly #agent: HttpAgent | HttpsAgent;
   readonly #timeoutMs: number;
   readonly #radio: RadioConditions | undefined;
+  readonly #clock: Clock | undefined;
 
   constructor(options: HttpsHubLinkOptions) {
     this.#url = new URL(DEVICE_SYNC_PATH, parseHubUrl(options.url));
@@ -69,19 +73,27 @@ export class HttpsHubLink implements HubLink {
       : new HttpAgent({ keepAlive: true });
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#radio = options.radio;
+    this.#clock = options.clock;
   }
 
   get url(): string {
     return this.#url.origin;
   }
 
-  exchange(message: ProtocolRequest): Promise<Exchanged> {
+  async exchange(message: ProtocolRequest): Promise<Exchanged> {
     const radio = this.#radio?.state();
     if (radio && !canReachHub(radio)) {
-      return Promise.reject(
-        new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network"),
-      );
+      throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
     }
+    // A session's first message opens the connection: a scripted connection failure refuses it.
+    if (message.type === "hello" && this.#radio?.connectFails?.()) {
+      throw new HubLinkError("unreachable", "the connection to the hub failed");
+    }
+    if (this.#clock && radio && radio.latencyMs > 0) await sleep(this.#clock, radio.latencyMs);
+    return this.#post(message);
+  }
+
+  #post(message: ProtocolRequest): Promise<Exchanged> {
     const body = Buffer.from(JSON.stringify(message));
     const send = this.secure ? httpsRequest : httpRequest;
     const timeoutMs = this.#timeoutMs + replyWaitMs(message);

@@ -27,7 +27,7 @@ import { withAuxPins } from "../firmware/world/withAuxPins.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
-  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu"
+  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu" | "energy"
 > {
   readonly clock: Clock;
   /**
@@ -224,6 +224,8 @@ export class SimulatedModule {
 
   /** A clean power cycle: what was committed is on the flash; the module boots on it again. */
   async powerCycle(): Promise<void> {
+    // A clean power-off keeps the energy counters (a power loss loses what was not saved).
+    await this.#module.saveEnergy().catch(() => undefined);
     this.#generation++;
     this.#emit((e) => e.powerOff?.({ kind: "cycle" }));
     await this.#module.close();
@@ -262,7 +264,12 @@ export class SimulatedModule {
   #linkTo(hub: HubConnection): HubLink {
     if ("link" in hub) return hub.link;
     if ("url" in hub) {
-      return new HttpsHubLink({ url: hub.url, ...(hub.ca ? { ca: hub.ca } : {}), radio: this.radio });
+      return new HttpsHubLink({
+        url: hub.url,
+        ...(hub.ca ? { ca: hub.ca } : {}),
+        radio: this.radio,
+        clock: this.clock,
+      });
     }
     const handler = hub.inProcess;
     const secure = hub.secure ?? true;
@@ -311,6 +318,7 @@ export class SimulatedModule {
       ...(options.trace !== undefined ? { trace: options.trace } : {}),
       ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
       ...(options.dfu ? { dfu: options.dfu } : {}),
+      ...(options.energy ? { energy: options.energy } : {}),
     });
     this.#boots++;
   }

@@ -1,5 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import type { SimPowerSource } from "../firmware/PowerSource.js";
+import {
+  SIGNAL_PRESETS,
+  type SignalPreset,
+  type SimRadioConditions,
+} from "../firmware/radio/RadioConditions.js";
 import type { World } from "../firmware/world/World.js";
 import { applyWorldChange, isWorldChange, WORLD_CHANGES } from "../firmware/world/worldChanges.js";
 
@@ -20,6 +26,25 @@ export function worldState(world: World): Record<string, unknown> {
   };
 }
 
+/** The module's radio and supply, when the control API also drives them. */
+export interface ControlledParts {
+  readonly radio?: SimRadioConditions;
+  readonly power?: SimPowerSource;
+}
+
+/** What `GET /radio` answers. */
+export function radioState(radio: SimRadioConditions): Record<string, unknown> {
+  return { ...radio.state(), failConnects: radio.connectFailuresLeft };
+}
+
+/** What `GET /supply` answers. */
+export function supplyState(power: SimPowerSource): Record<string, unknown> {
+  return { volts: power.volts, usb: power.onUsb };
+}
+
+/** Radio changes `POST /radio` takes: `{"op": ..., "args": [...]}`. */
+export const RADIO_CHANGES = ["signal", "set", "outage", "restore", "latency", "failConnects"] as const;
+
 /**
  * The running module's world, driven from outside (`cardsim module --control HOST:PORT`, and
  * `cardsim world` talks to it): `GET /world` reads it, `POST /world` with
@@ -35,9 +60,14 @@ export class WorldControlServer {
     this.address = address;
   }
 
-  static listen(world: World, host: string, port: number): Promise<WorldControlServer> {
+  static listen(
+    world: World,
+    host: string,
+    port: number,
+    parts: ControlledParts = {},
+  ): Promise<WorldControlServer> {
     const server = createServer((request, response) => {
-      handle(world, request, response).catch((error: unknown) =>
+      handle(world, parts, request, response).catch((error: unknown) =>
         answer(response, 500, { err: String((error as Error)?.message ?? error) }),
       );
     });
@@ -59,24 +89,24 @@ export class WorldControlServer {
   }
 }
 
-async function handle(world: World, request: IncomingMessage, response: ServerResponse): Promise<void> {
+async function handle(
+  world: World,
+  parts: ControlledParts,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
   const path = (request.url ?? "/").split("?")[0];
-  if (path !== "/world") return answer(response, 404, { err: `no ${path} here: GET or POST /world` });
+  if (path === "/radio" && parts.radio) return handleRadio(parts.radio, request, response);
+  if (path === "/supply" && parts.power) return handleSupply(parts.power, request, response);
+  if (path !== "/world") {
+    const more = [parts.radio ? " /radio" : "", parts.power ? " /supply" : ""].join("");
+    return answer(response, 404, { err: `no ${path} here: GET or POST /world${more}` });
+  }
   if (request.method === "GET") return answer(response, 200, worldState(world));
   if (request.method !== "POST") return answer(response, 405, { err: "GET or POST /world" });
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of request) {
-    size += (chunk as Buffer).length;
-    if (size > MAX_BODY) return answer(response, 413, { err: "a world change is at most 4 MiB" });
-    chunks.push(chunk as Buffer);
-  }
-  let change: { op?: unknown; args?: unknown };
-  try {
-    change = JSON.parse(Buffer.concat(chunks).toString("utf8")) as typeof change;
-  } catch {
-    return answer(response, 400, { err: 'the body must be JSON: {"op": ..., "args": [...]}' });
-  }
+  const body = await readJson(request, response, '{"op": ..., "args": [...]}');
+  if (body === undefined) return;
+  const change = body as { op?: unknown; args?: unknown };
   if (!isWorldChange(change.op)) {
     return answer(response, 400, { err: `op must be one of ${WORLD_CHANGES.join(", ")}` });
   }
@@ -88,6 +118,111 @@ async function handle(world: World, request: IncomingMessage, response: ServerRe
     return answer(response, 400, { err: String((error as Error)?.message ?? error) });
   }
   return answer(response, 200, worldState(world));
+}
+
+/** Reads a JSON object body; answers the error itself and returns undefined on a bad one. */
+async function readJson(
+  request: IncomingMessage,
+  response: ServerResponse,
+  shape: string,
+): Promise<Record<string, unknown> | undefined> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of request) {
+    size += (chunk as Buffer).length;
+    if (size > MAX_BODY) {
+      answer(response, 413, { err: "a change is at most 4 MiB" });
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  try {
+    const value: unknown = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    if (value !== null && typeof value === "object" && !Array.isArray(value))
+      return value as Record<string, unknown>;
+  } catch {
+    // answered below
+  }
+  answer(response, 400, { err: `the body must be JSON: ${shape}` });
+  return undefined;
+}
+
+async function handleRadio(
+  radio: SimRadioConditions,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (request.method === "GET") return answer(response, 200, radioState(radio));
+  if (request.method !== "POST") return answer(response, 405, { err: "GET or POST /radio" });
+  const change = await readJson(request, response, '{"op": ..., "args": [...]}');
+  if (change === undefined) return;
+  const op = change["op"];
+  const args = change["args"] === undefined ? [] : change["args"];
+  if (!Array.isArray(args)) return answer(response, 400, { err: "args must be an array" });
+  try {
+    switch (op) {
+      case "signal":
+        if (!SIGNAL_PRESETS.includes(args[0] as SignalPreset))
+          throw new Error(`signal takes a preset: one of ${SIGNAL_PRESETS.join(", ")}`);
+        radio.signal(args[0] as SignalPreset, typeof args[1] === "string" ? args[1] : undefined);
+        break;
+      case "set": {
+        const fields = args[0];
+        if (fields === null || typeof fields !== "object" || Array.isArray(fields))
+          throw new Error("set takes an object of radio fields (rssi, rsrp, rsrq, sinr, bars, rat, bearer)");
+        radio.set(fields as Record<string, never>);
+        break;
+      }
+      case "outage": {
+        const what = args[0] ?? "registration";
+        if (what !== "registration" && what !== "hub") throw new Error("outage is of registration or hub");
+        const forMs = args[1];
+        if (forMs !== undefined && typeof forMs !== "number")
+          throw new Error("an outage lasts a number of ms");
+        radio.outage(what, forMs);
+        break;
+      }
+      case "restore":
+        radio.restore();
+        break;
+      case "latency":
+        radio.latency(Number(args[0]));
+        break;
+      case "failConnects":
+        radio.failConnects(Number(args[0]));
+        break;
+      default:
+        throw new Error(`op must be one of ${RADIO_CHANGES.join(", ")}`);
+    }
+  } catch (error) {
+    return answer(response, 400, { err: String((error as Error)?.message ?? error) });
+  }
+  return answer(response, 200, radioState(radio));
+}
+
+async function handleSupply(
+  power: SimPowerSource,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  if (request.method === "GET") return answer(response, 200, supplyState(power));
+  if (request.method !== "POST") return answer(response, 405, { err: "GET or POST /supply" });
+  const change = await readJson(
+    request,
+    response,
+    '{"volts"?: V, "usb"?: true|false, "source"?: "usb"|"battery"|"line"}',
+  );
+  if (change === undefined) return;
+  const { volts, usb, source } = change;
+  if (volts !== undefined && (typeof volts !== "number" || !Number.isFinite(volts) || volts < 0))
+    return answer(response, 400, { err: "volts must be a number >= 0" });
+  if (usb !== undefined && typeof usb !== "boolean")
+    return answer(response, 400, { err: "usb must be true or false" });
+  if (source !== undefined && source !== "usb" && source !== "battery" && source !== "line")
+    return answer(response, 400, { err: "source must be usb, battery or line" });
+  const onUsb = source !== undefined ? source !== "battery" : usb;
+  power.set({ ...(volts !== undefined ? { volts } : {}), ...(onUsb !== undefined ? { onUsb } : {}) });
+  return answer(response, 200, supplyState(power));
 }
 
 function answer(response: ServerResponse, status: number, body: unknown): void {

@@ -28,6 +28,11 @@ export interface RadioConditions {
   state(): RadioState;
   /** Calls `listener` after every change; returns an unsubscribe function. */
   onChange(listener: () => void): () => void;
+  /**
+   * Called when the module opens a connection to its hub: true when this connection is to fail
+   * (a scripted failure, `failConnects`). Absent: connections fail only for lack of coverage.
+   */
+  connectFails?(): boolean;
 }
 
 /** Good LTE coverage: what a module on a desk sees. */
@@ -44,6 +49,51 @@ export const GOOD_COVERAGE: RadioState = {
   latencyMs: 0,
 };
 
+/** Signal quality presets a scenario or the CLI (`--signal`) picks. */
+export const SIGNAL_PRESETS = ["good", "fair", "poor", "none"] as const;
+export type SignalPreset = (typeof SIGNAL_PRESETS)[number];
+
+/** Radio access technologies a preset can be for, and the bearer sessions record for each. */
+export const RAT_BEARERS: Readonly<Record<string, string>> = {
+  lte: "LTE Cat-1",
+  catm: "LTE Cat-M1",
+  nbiot: "LTE NB-IoT",
+  gsm: "GSM",
+  wifi: "WiFi 2.4GHz",
+  lora: "LoRaWAN",
+  ntn: "NTN",
+};
+
+type Signal = Pick<RadioState, "rssi" | "rsrp" | "rsrq" | "sinr" | "bars">;
+
+/** LTE-family values per preset (`good` is the desk coverage modules start with). */
+const LTE_SIGNAL: Record<SignalPreset, Signal> = {
+  good: { rssi: -69, rsrp: -97, rsrq: -10, sinr: 11, bars: 3 },
+  fair: { rssi: -83, rsrp: -108, rsrq: -13, sinr: 3, bars: 2 },
+  poor: { rssi: -97, rsrp: -119, rsrq: -18, sinr: -3, bars: 1 },
+  none: { rssi: -113, rsrp: -140, rsrq: -20, sinr: -20, bars: 0 },
+};
+
+/** RSSI only (WiFi, GSM, LoRa, NTN): no LTE reference-signal measurements. */
+const RSSI_ONLY: Record<SignalPreset, number> = { good: -55, fair: -70, poor: -82, none: -100 };
+
+/**
+ * The radio state of a preset on a RAT (`lte` by default): the signal values, bars, and for
+ * `none` no registration. Latency and the hub's reachability are left as they are.
+ */
+export function signalPreset(preset: SignalPreset, rat = "lte"): Partial<RadioState> {
+  if (!(SIGNAL_PRESETS as readonly string[]).includes(preset))
+    throw new Error(`unknown signal preset ${String(preset)}: one of ${SIGNAL_PRESETS.join(", ")}`);
+  const bearer = RAT_BEARERS[rat];
+  if (bearer === undefined)
+    throw new Error(`unknown radio access technology ${rat}: one of ${Object.keys(RAT_BEARERS).join(", ")}`);
+  const lteFamily = rat === "lte" || rat === "catm" || rat === "nbiot";
+  const signal: Signal = lteFamily
+    ? LTE_SIGNAL[preset]
+    : { rssi: RSSI_ONLY[preset], rsrp: 0, rsrq: 0, sinr: 0, bars: LTE_SIGNAL[preset].bars };
+  return { ...signal, rat, bearer, registered: preset !== "none" };
+}
+
 /** True when an exchange with the hub can happen now. */
 export function canReachHub(state: RadioState): boolean {
   return state.registered && state.hubReachable;
@@ -58,6 +108,7 @@ export class SimRadioConditions implements RadioConditions {
   readonly #listeners = new Set<() => void>();
   #state: RadioState;
   #restore: TimerHandle | undefined;
+  #failConnects = 0;
 
   constructor(clock: Clock, initial: Partial<RadioState> = {}) {
     this.#clock = clock;
@@ -98,6 +149,34 @@ export class SimRadioConditions implements RadioConditions {
   /** Ends any outage. */
   restore(): void {
     this.set({ registered: true, hubReachable: true });
+  }
+
+  /** Applies a signal preset (`good`, `fair`, `poor`, `none`) on a RAT (the current one by default). */
+  signal(preset: SignalPreset, rat: string = this.#state.rat): void {
+    this.set(signalPreset(preset, rat));
+  }
+
+  /** Each exchange with the hub takes `ms` of the module's clock (0: instant). */
+  latency(ms: number): void {
+    if (!Number.isFinite(ms) || ms < 0) throw new Error(`latency is >= 0 ms, got ${ms}`);
+    this.#apply({ latencyMs: ms });
+  }
+
+  /** The next `n` connections to the hub fail (the hub never hears them), coverage or not. */
+  failConnects(n: number): void {
+    if (!Number.isSafeInteger(n) || n < 0) throw new Error(`failConnects takes a count >= 0, got ${n}`);
+    this.#failConnects = n;
+  }
+
+  /** Connections still to fail (`failConnects`). */
+  get connectFailuresLeft(): number {
+    return this.#failConnects;
+  }
+
+  connectFails(): boolean {
+    if (this.#failConnects <= 0) return false;
+    this.#failConnects--;
+    return true;
   }
 
   dispose(): void {

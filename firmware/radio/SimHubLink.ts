@@ -52,6 +52,10 @@ export class SimHubLink implements HubLink {
     if (radio && !canReachHub(radio)) {
       throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
     }
+    // A session's first message opens the connection: a scripted connection failure refuses it.
+    if (request.type === "hello" && this.#radio?.connectFails?.()) {
+      throw new HubLinkError("unreachable", "the connection to the hub failed");
+    }
     return this.#faults.exchange(request);
   }
 

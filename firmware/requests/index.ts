@@ -12,6 +12,7 @@ import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
 import { penaltyRequests } from "./penalty.js";
 import type { RequestTable } from "./RequestTable.js";
+import { radioRequests } from "./radio.js";
 import { sensorRequests } from "./sensors.js";
 import { syncRequests } from "./sync.js";
 import { unbuiltRequests } from "./unbuilt.js";
@@ -37,5 +38,6 @@ export const allRequests: readonly RequestTable[] = [
   auxRequests,
   dfuRequests,
   webRequests,
+  radioRequests,
   unbuiltRequests,
 ];

@@ -9,7 +9,6 @@ interface Waiting {
   readonly variants?: readonly VariantName[];
 }
 
-const RADIO = "the radio model";
 const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
 
 /**
@@ -19,8 +18,6 @@ const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
  */
 const waitingFor: Record<string, Waiting> = {
   // card.* requests that need hardware or a later capability.
-  "card.wireless": { what: RADIO },
-  "card.transport": { what: RADIO },
   "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
   "card.power": { what: "the Mojo power monitor model" },
   "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },

@@ -13,6 +13,7 @@ import type {
   PullReply,
   PushReply,
   SessionContext,
+  SessionEnergy,
   SessionTrigger,
   SignalRecord,
   SignalsReply,
@@ -69,6 +70,8 @@ export interface SyncHost extends ModuleCore {
   triangulationSent(): void;
   /** The ProductUID to sync with until the host sets one. */
   readonly defaultProduct: string | undefined;
+  /** The energy model's counters for the session record (absent: none are sent). */
+  energyFields?(): SessionEnergy | undefined;
 }
 
 export interface SyncRequest {
@@ -602,6 +605,8 @@ export class SyncEngine {
       },
       continuous: this.#mode() === "continuous",
     };
+    const energy = module.energyFields?.();
+    if (energy) context.energy = energy;
     if (settings.sn) context.sn = settings.sn;
     if (settings.version !== undefined) context.host = settings.version;
     if (report.fix) context.where = { lat: report.fix.lat, lon: report.fix.lon, time: report.fix.time };

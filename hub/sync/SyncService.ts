@@ -384,6 +384,7 @@ export class SyncService {
         sku: context.sku,
         voltage: context.voltage,
         rat: radio.rat,
+        bearer: radio.bearer,
         rssi: radio.rssi,
         rsrp: radio.rsrp,
         rsrq: radio.rsrq,

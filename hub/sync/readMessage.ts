@@ -211,6 +211,12 @@ function context(f: Fields): void {
   const defaults = f.fields("env_defaults", { optional: true });
   for (const key of defaults?.keys() ?? []) defaults!.string(key, { max: 8192 });
   f.boolean("continuous", { optional: true });
+  const energy = f.fields("energy", { optional: true });
+  if (energy) {
+    for (const key of ["hp_secs_total", "hp_secs_data", "hp_cycles_total", "hp_cycles_data"])
+      energy.count(key);
+    energy.number("power_mah", { min: 0 });
+  }
 }
 
 /**

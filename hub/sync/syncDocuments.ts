@@ -167,6 +167,7 @@ export function sessionDocument(
   if (context.temp !== undefined) out.temp = context.temp;
   if (context.penalty_secs !== undefined) out.penalty_secs = Math.floor(context.penalty_secs);
   if (context.failed_connects !== undefined) out.failed_connects = context.failed_connects;
+  if (context.energy) Object.assign(out, context.energy);
   const d = device.details;
   if (d.gpsLocation) {
     located(out, "where", d.gpsLocation);

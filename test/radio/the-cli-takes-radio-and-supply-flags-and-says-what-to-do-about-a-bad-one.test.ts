@@ -1,0 +1,119 @@
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { HostLineClient } from "../../hil/HostLineClient.js";
+import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";
+
+async function mistake(args: string[], line: RegExp): Promise<void> {
+  const run = await runCli(args);
+  expect(run.stderr.trimEnd()).toMatch(line);
+  expect(run.stderr.trimEnd().split("\n"), run.stderr).toHaveLength(1);
+  expect(run.code).toBe(2);
+  expect(run.stdout).toBe("");
+}
+
+describe("cardsim module's radio and supply flags", () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "cardsim-radio-cli-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.each([
+    [
+      ["--signal", "great"],
+      /^cardsim module: option '--signal <PRESET>' argument 'great' is invalid\. use one of good, fair, poor, none/,
+    ],
+    [["--latency", "soon"], /argument 'soon' is invalid\. give milliseconds >= 0, like --latency 800$/],
+    [["--supply", "solar"], /argument 'solar' is invalid\. use usb, battery or line$/],
+    [["--voltage", "lots"], /argument 'lots' is invalid\. give volts between 0 and 30, like --voltage 3\.7$/],
+    [
+      ["--discharge", "linear:4.2/30d"],
+      /^cardsim module: --discharge "linear:4\.2\/30d" is not a linear model: write linear:FROM-TO\/DURATION/,
+    ],
+    [
+      ["--discharge", "/nonexistent/curve.csv"],
+      /^cardsim module: --discharge \/nonexistent\/curve\.csv: no such file \(give a CSV of time,volts or linear:FROM-TO\/TIME\)$/,
+    ],
+  ])("%j is one line saying what to do, exit status 2", async (flags, line) => {
+    await mistake(["module", "--no-flash", "--tcp", "127.0.0.1:0", ...flags], line);
+  });
+
+  it("a CSV with a bad row names the file and the line", async () => {
+    const file = join(dir, "bad.csv");
+    writeFileSync(file, "time,volts\n0,4.2\n1h,lots\n");
+    await mistake(
+      ["module", "--no-flash", "--tcp", "127.0.0.1:0", "--discharge", file],
+      new RegExp(
+        `^cardsim module: --discharge ${file.replace(/[.]/g, "\\.")}: line 3: "lots" is not a voltage`,
+      ),
+    );
+  });
+
+  describe("a running module", () => {
+    let module: CliProcess;
+    let control: string;
+    let host: HostLineClient;
+    const request = async (req: Record<string, unknown>) =>
+      JSON.parse((await host.transaction(JSON.stringify(req)))!) as Record<string, unknown>;
+    const world = async (...what: string[]) => {
+      const run = await runCli(["world", "--control", control, ...what]);
+      expect(run.stderr, run.stderr).toBe("");
+      expect(run.code).toBe(0);
+      return JSON.parse(run.stdout) as Record<string, unknown>;
+    };
+
+    beforeAll(async () => {
+      const csv = join(dir, "curve.csv");
+      writeFileSync(csv, "time,volts\n0,4.1\n30d,3.4\n");
+      module = startCli([
+        "module",
+        "--no-flash",
+        "--tcp",
+        "127.0.0.1:0",
+        "--control",
+        "127.0.0.1:0",
+        "--signal",
+        "poor",
+        "--latency",
+        "250",
+        "--supply",
+        "battery",
+        "--discharge",
+        csv,
+        "--log-level",
+        "warn",
+      ]);
+      const [, tcpHost, tcpPort] = await module.waitFor(/tcp\s+(\S+):(\d+)/);
+      control = (await module.waitFor(/control\s+(\S+:\d+)/))[1]!;
+      host = await HostLineClient.tcp({ host: tcpHost!, port: Number(tcpPort) });
+    }, 30_000);
+    afterAll(async () => {
+      await host?.close();
+      expect(await module.stop("SIGTERM")).toBe(0);
+    });
+
+    it("starts with the signal, latency and discharge asked for", async () => {
+      expect(await request({ req: "card.wireless" })).toMatchObject({
+        count: 1,
+        net: { bars: 1, rssi: -97 },
+      });
+      expect(await world("radio")).toMatchObject({ latencyMs: 250, bars: 1 });
+      expect(await world("supply")).toEqual({ volts: 4.1, usb: false });
+    });
+
+    it("cardsim world changes the radio and the supply while it runs", async () => {
+      expect(await world("signal", "good")).toMatchObject({ bars: 3 });
+      expect(await world("outage", "registration")).toMatchObject({ registered: false });
+      expect((await request({ req: "card.wireless" }))["net"]).not.toHaveProperty("rssi");
+      expect(await world("restore")).toMatchObject({ registered: true });
+      expect(await world("failhub", "2")).toMatchObject({ failConnects: 2 });
+      expect(await world("supply", "usb", "5")).toEqual({ volts: 5, usb: true });
+      expect(await request({ req: "card.voltage", now: true })).toMatchObject({ usb: true });
+      const bad = await runCli(["world", "--control", control, "signal", "great"]);
+      expect(bad.code).toBe(2);
+      expect(bad.stderr.trimEnd().split("\n")).toHaveLength(1);
+    });
+  });
+});
