@@ -104,12 +104,16 @@ describe("the sync timeline", () => {
     expect(events.items.filter((e) => e.file === "_session.qo")).toHaveLength(6);
   });
 
-  it("is written as JSON and read back, and as a fixed-width table on the scenario's time", async () => {
+  it("follows the module across a power cycle and is written as JSON, read back, and as a fixed-width table on the scenario's time", async () => {
     sc = await Scenario.start({ seed: "timeline-2", hub: "in-process", timeKnown: true, clockStart: START });
     await req({ req: "note.add", file: "sensors.qo", body: { n: 1 } });
     await sync();
     await sc.advance(5 * MINUTE);
     sc.radio.set(false, 10 * MINUTE);
+    await sync();
+    // After a power cycle the timeline follows the module that booted.
+    await sc.advance(15 * MINUTE);
+    await sc.world.powerCycle();
     await sync();
     // Entries of other kinds share the timeline (a penalty box, say).
     sc.timeline.record({
@@ -126,7 +130,7 @@ describe("the sync timeline", () => {
     const back = SyncTimeline.fromJSON(json);
     expect(back.entries).toEqual(sc.timeline.entries);
     expect(back.toJSON()).toEqual(JSON.parse(json));
-    expect(back.entries.map((e) => e.kind)).toEqual(["session", "session", "penalty"]);
+    expect(back.entries.map((e) => e.kind)).toEqual(["session", "session", "session", "penalty"]);
 
     const table = readFileSync(join(dir, "timeline.txt"), "utf8");
     expect(table).toBe(sc.timeline.table());
@@ -137,11 +141,13 @@ describe("the sync timeline", () => {
     expect(lines.slice(2).map((l) => l.slice(0, 32).trimEnd())).toEqual([
       "2026-01-01T00:00:00Z  explicit",
       "2026-01-01T00:05:00Z  explicit",
-      "2026-01-01T00:05:00Z  penalty",
+      "2026-01-01T00:20:00Z  explicit",
+      "2026-01-01T00:20:00Z  penalty",
     ]);
     expect(lines[2]).toMatch(/ {2}ok$/);
     expect(lines[3]).toMatch(/ {2}link: no network \{network\}$/);
-    expect(lines[4]).toMatch(/ 15\.0 min  +after a failed session$/);
+    expect(lines[4]).toMatch(/ {2}ok$/);
+    expect(lines[5]).toMatch(/ 15\.0 min  +after a failed session$/);
     // The columns line up: every number column ends where its header ends.
     const header = lines[0]!;
     for (const column of ["duration", "bytes up", "bytes down", "notes up", "notes down"]) {
