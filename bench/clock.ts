@@ -10,11 +10,24 @@
 //
 // Until the module has a periodic schedule of its own, a fake-clock timer asks for the syncs
 // (`everyPeriod`): the one function to replace with `hub.set mode:periodic outbound:5 inbound:5`.
-// Run: npx tsx bench/clock.ts [--days N] [--modules N]
+// `--before N` also runs N back-to-back sessions the way an in-process world ran them before
+// (Ed25519 in JavaScript at both ends, the hub on a SQLite file in the temp directory), against N
+// of today's, in the same run, and prints both.
+// Run: npx tsx bench/clock.ts [--days N] [--modules N] [--before N]
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { Clock } from "../core/Clock.js";
 import type { JsonObject } from "../core/json.js";
+import { SeededCrypto } from "../core/SeededCrypto.js";
+import { SeededRandom } from "../core/SeededRandom.js";
+import { bootstrapHub } from "../hub/bootstrap.js";
+import { HubIds } from "../hub/HubIds.js";
+import { createHubServices } from "../hub/HubServices.js";
+import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
+import { SeededNodeCrypto } from "../runtime/SeededNodeCrypto.js";
 import { InProcessHub } from "../runtime/startInProcessHub.js";
 import { fmt, printTable } from "./stats.js";
 
@@ -24,6 +37,7 @@ const arg = (name: string, fallback: number) => {
 };
 const DAYS = arg("--days", 30);
 const MODULES = arg("--modules", 100);
+const BEFORE = arg("--before", 0);
 const MINUTE = 60_000;
 const HOUR = 60 * MINUTE;
 const DAY = 24 * HOUR;
@@ -185,6 +199,64 @@ async function fleet(): Promise<{ seconds: number; cpu: number; sessions: number
   } finally {
     await w.close();
   }
+}
+
+/**
+ * `count` back-to-back sessions (a reading and a sync, 5 minutes of clock apart) of one module:
+ * `before` as in-process worlds ran them before (JavaScript Ed25519, hub on a file), else as now.
+ */
+async function sessionsAs(before: boolean, count: number): Promise<{ seconds: number; cpu: number }> {
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-clock-"));
+  const store = new SqliteHubStore(before ? join(dir, "hub.db") : ":memory:");
+  const ids = new HubIds(new SeededRandom(11));
+  const services = createHubServices({
+    store,
+    clock,
+    ids,
+    rateLimits: false,
+    ...(before ? {} : { crypto: new SeededNodeCrypto() }),
+  });
+  const { state } = await bootstrapHub(store, ids, clock);
+  const sim = await SimulatedModule.boot({
+    clock,
+    seed: "before",
+    timeKnown: true,
+    hub: { inProcess: services.sync, product: state.product_uid },
+    ...(before ? { crypto: new SeededCrypto(new SeededRandom("before/keys/boot0")) } : {}),
+  });
+  try {
+    const session = readingAndSync(sim, 0);
+    const run = async () => {
+      await session();
+      await sim.module.sync.idle();
+      await clock.advance(SYNC_EVERY);
+    };
+    for (let i = 0; i < 200; i++) await run();
+    const cpuFrom = process.cpuUsage();
+    const started = performance.now();
+    for (let i = 0; i < count; i++) await run();
+    return { seconds: (performance.now() - started) / 1000, cpu: cpuSince(cpuFrom) };
+  } finally {
+    await sim.close();
+    await services.routing.stop();
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (BEFORE > 0) {
+  const rows = [];
+  for (const before of [true, false, true, false]) {
+    const r = await sessionsAs(before, BEFORE);
+    rows.push({
+      world: before ? "before: JS Ed25519, hub on a file" : "now: native Ed25519, hub in memory",
+      sessions: BEFORE,
+      "wall ms/session": fmt((r.seconds * 1000) / BEFORE, 3),
+      "CPU ms/session": fmt((r.cpu * 1000) / BEFORE, 3),
+    });
+  }
+  printTable("Back-to-back sessions, before and now (alternated)", rows);
 }
 
 const one = await oneModule();
