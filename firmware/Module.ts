@@ -35,6 +35,7 @@ import { SimError } from "./SimError.js";
 import { isJsonObject, type JsonObject } from "../core/json.js";
 import { Sensors, type LocationReport } from "./sensors/Sensors.js";
 import { SyncEngine, type IdentityRecord, type KeyRecord, type SyncHost } from "./sync/SyncEngine.js";
+import { SyncSchedule } from "./sync/SyncSchedule.js";
 import { CARD_KEYS } from "./config/CardSettings.js";
 import { firmwareBody, installedRelease } from "./FirmwareVersion.js";
 import { DfuAgent, type DfuHost, type DfuOptions } from "./dfu/DfuAgent.js";
@@ -134,6 +135,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   #attn!: Attn;
   #sensors: Sensors | undefined;
   #sync: SyncEngine | undefined;
+  #schedule: SyncSchedule | undefined;
   #dfu: DfuAgent | undefined;
   #web: WebAgent | undefined;
   #images: LargeObjectStore | undefined;
@@ -195,6 +197,9 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     // The sync engine's sessions, queue and signals are RAM: a restart starts a new one.
     this.#sync?.dispose();
     this.#sync = new SyncEngine(this);
+    // The schedule's timer, boxes and temporary sessions are RAM; the cadence is in flash.
+    this.#schedule?.dispose();
+    this.#schedule = new SyncSchedule(this);
     // Web requests ride on the new engine's sessions; asynchronous ones of before are dropped.
     this.#web?.dispose();
     this.#web = new WebAgent(this);
@@ -206,6 +211,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.#sensors?.dispose();
     this.#sensors = new Sensors(this);
     this.#sensors.start();
+    this.#schedule.start();
     const recovery = this.#notebox.recovery;
     if (recovery) {
       this.log.warn("flash recovered after an unclean shutdown", { details: recovery.details });
@@ -336,6 +342,11 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return this.#sync!;
   }
 
+  /** When the module syncs by itself, and its penalty boxes (RAM: a restart makes a new one). */
+  get schedule(): SyncSchedule {
+    return this.#schedule!;
+  }
+
   /** Firmware updates of the host and of the module (RAM: a restart makes a new agent). */
   get dfu(): DfuAgent {
     return this.#dfu!;
@@ -433,6 +444,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
       this.#after = undefined;
       this.#attn.noticeFileChanges(this.#notebox);
       this.#sync?.noticeSyncRequests();
+      this.#schedule?.plan();
       this.#dfu?.noticeMode();
       await this.#afterReply();
       return reply;
@@ -445,6 +457,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.#closed = true;
     this.#voltage?.dispose();
     this.#sensors?.dispose();
+    this.#schedule?.dispose();
     this.#sync?.dispose();
     this.#dfu?.dispose();
     this.#web?.dispose();
@@ -563,6 +576,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     const notice = this.#reportIgnored(name, ignored);
     this.#attn.noticeFileChanges(this.#notebox);
     this.#sync?.noticeSyncRequests();
+    this.#schedule?.plan();
     this.#dfu?.noticeMode();
     await this.#afterReply();
     if (!reply) return undefined;

@@ -425,3 +425,8 @@ export const webMaxInvalid = (request: string, got: number): SimError =>
   simError(`${request}: max must be a number of bytes (got ${got})`);
 export const webFileNotLocal = (request: string, file: string): SimError =>
   simError(`${request}: file must be a local database notefile (.dbx), not ${echo(file)}`);
+
+// --- penalty boxes (card.wireless.penalty) ----------------------------------------------------
+/** Our wording: the real module's text for an out-of-range penalty setting is not published. */
+export const penaltySettingInvalid = (field: string, value: number, rule: string): SimError =>
+  simError(`card.wireless.penalty: ${field} ${value} is out of range (${rule}) {syntax}`);

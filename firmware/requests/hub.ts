@@ -1,5 +1,6 @@
 import {
   DEFAULT_HUB_HOST,
+  DEFAULT_ON_SECONDS,
   HUB_CONFIG_KEY,
   LORA_DETAILS_KEY,
   SYNC_MODES,
@@ -106,7 +107,7 @@ function hubSet({ name, args, module }: RequestContext): JsonObject {
     if (sync && (variant.ntn || variant.lora)) throw argumentNotSupportedOnVariant("sync", variant.radio);
     s.sync = sync || undefined;
   }
-  // Temporary continuous mode around a web transaction: checked now, acted on by web requests.
+  // Temporary continuous mode around a web transaction (the schedule holds a session open).
   const on = args.optionalBool("on");
   const off = args.optionalBool("off");
   if (on && off) throw argumentsIncompatible(name, "on", "off");
@@ -119,6 +120,8 @@ function hubSet({ name, args, module }: RequestContext): JsonObject {
   applyDetails(args, module);
 
   storeRecord(module.notebox, HUB_CONFIG_KEY, s);
+  if (on) module.schedule.temporaryOn(s.seconds ?? DEFAULT_ON_SECONDS);
+  if (off) module.schedule.temporaryOff();
   return {};
 }
 
@@ -223,6 +226,10 @@ function hubLog({ name, args, module }: RequestContext): JsonObject {
   const body: JsonObject = alert ? { text, alert } : { text };
   module.notebox.appendToQueue("_health_host.qo", { body, time: module.noteTime() });
   // Recorded like note.add's `sync`: the sync engine takes the request when it exists.
-  if (sync) module.notebox.requestSync("_health_host.qo");
+  if (sync) {
+    module.notebox.requestSync("_health_host.qo");
+    // The host asks for this sync itself: the hub-connection box does not hold it back.
+    module.schedule.lift(["hub"]);
+  }
   return {};
 }

@@ -10,6 +10,7 @@ import { hubRequests } from "./hub.js";
 import { locationRequests } from "./location.js";
 import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
+import { penaltyRequests } from "./penalty.js";
 import type { RequestTable } from "./RequestTable.js";
 import { sensorRequests } from "./sensors.js";
 import { syncRequests } from "./sync.js";
@@ -26,6 +27,7 @@ export const allRequests: readonly RequestTable[] = [
   envRequests,
   hubRequests,
   syncRequests,
+  penaltyRequests,
   cardRequests,
   binaryRequests,
   attnRequests,

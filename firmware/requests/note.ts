@@ -78,9 +78,9 @@ function noteAdd({ name, args, module }: RequestContext): JsonObject {
   const sync = args.bool("sync");
   const max = maxArg(args);
   // Every request is durable before it replies, so `verify` (flush now) has nothing to add;
-  // the module is never in a penalty box before the sync engine exists, so `limit` never skips.
+  // `limit`: no sync is asked for while the module is in a penalty box.
   args.bool("verify");
-  args.bool("limit");
+  const limit = args.bool("limit");
 
   const notebox = module.notebox;
   const existing = notebox.file(fileName);
@@ -110,7 +110,8 @@ function noteAdd({ name, args, module }: RequestContext): JsonObject {
   }
   const file = notebox.file(fileName)!;
   // With max, sync:true asks for a sync once the notefile has filled up to max.
-  if (sync && (max === undefined || file.total >= max)) notebox.requestSync(fileName);
+  if (sync && (max === undefined || file.total >= max) && !(limit && module.schedule.boxed()))
+    notebox.requestSync(fileName);
   reply["total"] = file.total;
   reply["template"] = content.template !== undefined;
   return reply;

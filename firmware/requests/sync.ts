@@ -1,8 +1,6 @@
 import type { JsonObject } from "../../core/json.js";
-import { SYNC_TRACKER } from "../../protocol/trackers.js";
-import { effectiveMode, hubSettings } from "../config/HubConfig.js";
 import type { ModuleContext } from "../ModuleContext.js";
-import { countChanges } from "../storage/noteChanges.js";
+import { pendingOutbound as pendingChanges } from "../sync/SyncSchedule.js";
 import { syncState, usageRecord } from "../sync/SyncState.js";
 import { NOT_LORA } from "../Variant.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
@@ -23,13 +21,7 @@ export const syncRequests: RequestTable = {
 
 /** Changes of the notefiles that sync, still to be sent to the hub. */
 export function pendingOutbound(module: ModuleContext): number {
-  let pending = 0;
-  for (const file of module.notebox.files()) {
-    const direction = file.kind.direction;
-    if (direction === "local" || direction === "in") continue;
-    pending += countChanges(file, module.notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0, true);
-  }
-  return pending;
+  return pendingChanges(module.notebox);
 }
 
 /**
@@ -38,9 +30,12 @@ export function pendingOutbound(module: ModuleContext): number {
  */
 function hubSync({ args, module }: RequestContext): JsonObject {
   const only = { in: args.bool("in"), out: args.bool("out") };
-  args.bool("allow"); // lifts penalty boxes: the radio model decides which (none are kept yet)
-  const mode = effectiveMode(hubSettings(module), module.voltage.now().usb);
+  const allow = args.bool("allow");
+  const mode = module.schedule.mode();
   if (mode === "off" || mode === "dfu") return {};
+  // `allow` opens the connection boxes; without it a box holds the sync until it opens.
+  if (allow) module.schedule.lift(["registration", "hub"]);
+  if (module.schedule.boxed()) return {};
   module.sync.request({
     why: "explicit",
     ...(only.in && !only.out ? { in: true } : {}),
@@ -55,11 +50,13 @@ const secondsSince = (module: ModuleContext, at: number | undefined): number | u
 function hubSyncStatus({ args, module }: RequestContext): JsonObject {
   const status = module.sync.status();
   const pending = pendingOutbound(module);
-  if (args.bool("sync") && pending > 0 && !status.running)
+  const box = module.schedule.boxed();
+  if (args.bool("sync") && pending > 0 && !status.running && !box)
     module.sync.request({ why: "explicit", out: true });
   const completed = syncState(module.notebox).completed;
   return {
-    status: status.status,
+    status: box && !status.running ? box.status : status.status,
+    seconds: box?.seconds,
     mode: status.connected ? "{modem-on}" : "{modem-off}",
     requested: secondsSince(module, status.requestedAt),
     completed: secondsSince(module, status.completedAt),

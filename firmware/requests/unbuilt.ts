@@ -20,7 +20,6 @@ const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
 const waitingFor: Record<string, Waiting> = {
   // card.* requests that need hardware or a later capability.
   "card.wireless": { what: RADIO },
-  "card.wireless.penalty": { what: RADIO },
   "card.transport": { what: RADIO },
   "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
   "card.power": { what: "the Mojo power monitor model" },

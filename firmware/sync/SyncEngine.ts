@@ -23,7 +23,7 @@ import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { CARD_KEYS, type TimeZone } from "../config/CardSettings.js";
 import { ENV_KEYS, Environment, type HubEnvironment } from "../config/Environment.js";
-import { effectiveMode, hubSettings } from "../config/HubConfig.js";
+import { effectiveMode, hubSettings, type SyncMode } from "../config/HubConfig.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import type { LocationReport } from "../sensors/Sensors.js";
 import type { CellTower } from "../world/Surroundings.js";
@@ -33,6 +33,7 @@ import { collectChanges } from "../storage/noteChanges.js";
 import type { Notefile } from "../storage/Notefile.js";
 import { purgeTombstones } from "../storage/noteOps.js";
 import { arrivedUnchanged, fromRecord, toRecord } from "../storage/noteVersions.js";
+import type { ConnectFailure } from "./PenaltyBox.js";
 import { addUsage, setSyncState, syncState, type Traffic } from "./SyncState.js";
 
 /** Notes per batch, and the JSON size a batch the module sends stays under. */
@@ -96,6 +97,14 @@ export interface SyncStatus {
 /** A sync that failed for a reason the module reports (`{sync-error}`, `{auth}` ...). */
 export class SyncFailure extends Error {}
 
+/** What the sync schedule decides for the engine: the mode in force, whether a sync may start. */
+export interface SyncPolicy {
+  /** The mode in force (temporary continuous mode included). */
+  mode(): SyncMode;
+  /** A sync that notefiles asked for (`sync:true`) may start now (no penalty box holds it). */
+  mayStart(): boolean;
+}
+
 /** A session with the hub, open now: what session steps and online requests talk through. */
 export interface OpenSession {
   readonly why: SessionTrigger;
@@ -128,6 +137,8 @@ export interface SessionOutcome {
   readonly error?: string;
   /** The link failed (no coverage, no answer) rather than the hub refusing. */
   readonly linkFailure?: boolean;
+  /** The session could not connect: no network registration, or the hub did not answer. */
+  readonly connectFailure?: ConnectFailure;
   readonly traffic: Traffic;
   /** The session stays open (continuous mode). */
   readonly held: boolean;
@@ -157,6 +168,7 @@ export class SyncEngine {
   #listeners = new Set<() => void>();
   readonly #steps: SessionStep[] = [];
   readonly #outcomes = new Set<(outcome: SessionOutcome) => void>();
+  #policy: SyncPolicy | undefined;
 
   constructor(module: SyncHost) {
     this.#module = module;
@@ -170,12 +182,18 @@ export class SyncEngine {
     this.#start();
   }
 
+  /** The schedule that decides the mode in force and holds syncs in a penalty box. */
+  governBy(policy: SyncPolicy): void {
+    this.#policy = policy;
+  }
+
   /** Called after each request: notefiles asked to sync now start a sync where the mode allows. */
   noticeSyncRequests(): void {
     const files = this.#module.syncRequests();
     if (files.size === 0 || this.#queue.some((r) => r.why === "note")) return;
     const mode = this.#mode();
     if (mode !== "periodic" && mode !== "continuous") return;
+    if (this.#policy && !this.#policy.mayStart()) return;
     this.request({ why: "note", out: true });
   }
 
@@ -263,8 +281,25 @@ export class SyncEngine {
     this.#held = undefined;
   }
 
-  #mode() {
-    return effectiveMode(hubSettings(this.#module), this.#module.voltage.now().usb);
+  #mode(): SyncMode {
+    return this.#policy?.mode() ?? effectiveMode(hubSettings(this.#module), this.#module.voltage.now().usb);
+  }
+
+  /**
+   * Ends the session held open (continuous mode's `duration` is over, or a temporary continuous
+   * session ends) and, with `reopen`, opens a new one.
+   */
+  async endHeld(why: string, reopen: boolean): Promise<void> {
+    const held = this.#held;
+    if (held) {
+      this.#held = undefined;
+      this.#connected = this.#running !== undefined;
+      if (this.#status.includes("{connected}")) this.#status = "completed {sync-end}";
+      await this.#module.hubLink
+        .exchange({ v: PROTOCOL_VERSION, type: "close", token: held.token, why })
+        .catch(() => undefined);
+    }
+    if (reopen && !this.#disposed) this.request({ why: "continuous" });
   }
 
   #start(): void {
@@ -294,6 +329,7 @@ export class SyncEngine {
     const started = module.clock.now();
     let ok = false;
     let linkFailure = false;
+    let connectFailure: ConnectFailure | undefined;
     const traffic: Traffic = { bytes_sent: 0, bytes_received: 0, notes_sent: 0, notes_received: 0 };
     const secure = module.hubLink.secure ?? true;
     let token: string | undefined;
@@ -301,7 +337,15 @@ export class SyncEngine {
       this.#exchange<R>(request, traffic);
     const held = this.#held;
     try {
-      if (!canReachHub(module.radio.state())) throw new SyncFailure("no network {network}");
+      const radio = module.radio.state();
+      if (!radio.registered) {
+        connectFailure = "registration";
+        throw new SyncFailure("no network {network}");
+      }
+      if (!canReachHub(radio)) {
+        connectFailure = "hub";
+        throw new SyncFailure("can't open session to notehub {network}");
+      }
       this.#status = "starting communications {sync-begin}";
       this.#connected = true;
       let files: readonly string[];
@@ -312,7 +356,11 @@ export class SyncEngine {
         files = held.files.splice(0);
         signals = 0;
       } else {
-        const opened = await this.#open(why, traffic);
+        const opened = await this.#open(why, traffic).catch((error: unknown) => {
+          // The hub did not answer the connection (a refusal is no connect failure).
+          if (error instanceof HubLinkError) connectFailure = "hub";
+          throw error;
+        });
         token = opened.token;
         files = opened.files;
         signals = opened.signals;
@@ -368,6 +416,7 @@ export class SyncEngine {
           ok,
           ...(ok ? {} : { error: this.#error ?? "sync failed" }),
           ...(linkFailure ? { linkFailure } : {}),
+          ...(connectFailure ? { connectFailure } : {}),
           traffic,
           held: this.#held !== undefined,
         };
@@ -495,6 +544,8 @@ export class SyncEngine {
         if (!this.#disposed) this.#fail(error);
       } finally {
         this.#connected = this.#held !== undefined;
+        // The session is over: the schedule plans the next one.
+        if (!this.#disposed) for (const listener of [...this.#listeners]) listener();
         if (!this.#disposed) {
           await this.#module
             .exclusive(() => addUsage(this.#module.notebox, this.#module.noteTime(), traffic, secure))

@@ -2,24 +2,20 @@ import { describe, expect, it } from "vitest";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 describe("requests that are not there", () => {
-  it.each([
-    "card.wireless",
-    "card.wireless.penalty",
-    "card.transport",
-    "card.wifi",
-    "card.power",
-    "card.trace",
-  ])("%s answers a clear {not-supported} error naming what it waits for, without {io}", async (req) => {
-    const t = await bootTestModule({ variant: "cell-wifi" });
-    const { err } = await t.req({ req });
-    expect(err).toMatch(
-      new RegExp(
-        `^${req.replace(/\./g, "\\.")}: .+ is not available in this simulator release \\{not-supported\\}$`,
-      ),
-    );
-    expect(err).not.toMatch(/\{io\}/);
-    expect(t.store.commits).toBe(1); // only the identity written at first boot
-  });
+  it.each(["card.wireless", "card.transport", "card.wifi", "card.power", "card.trace"])(
+    "%s answers a clear {not-supported} error naming what it waits for, without {io}",
+    async (req) => {
+      const t = await bootTestModule({ variant: "cell-wifi" });
+      const { err } = await t.req({ req });
+      expect(err).toMatch(
+        new RegExp(
+          `^${req.replace(/\./g, "\\.")}: .+ is not available in this simulator release \\{not-supported\\}$`,
+        ),
+      );
+      expect(err).not.toMatch(/\{io\}/);
+      expect(t.store.commits).toBe(1); // only the identity written at first boot
+    },
+  );
 
   it.each([
     ["lora", "card.location.track", "lora"],
