@@ -73,10 +73,27 @@ export class SyncTimeline {
   readonly #entries: TimelineEntry[] = [];
   #detach: (() => void) | undefined;
 
-  /** Follows `module`'s sync sessions (instead of the module followed so far). */
+  /**
+   * Follows `module`'s sync sessions (instead of the module followed so far), and the penalty
+   * boxes its schedule opens after a failed session (kind `penalty`: from the failure until the
+   * box opens again).
+   */
   follow(module: Module): void {
     this.#detach?.();
-    this.#detach = module.sync.onSession((outcome) => this.record(sessionEntry(outcome)));
+    let lastBox = 0;
+    this.#detach = module.sync.onSession((outcome) => {
+      this.record(sessionEntry(outcome));
+      // The schedule heard of the session first (it subscribed when the module booted).
+      const box = module.schedule.boxed();
+      if (!box || box.until === lastBox) return;
+      lastBox = box.until;
+      this.record({
+        kind: "penalty",
+        start: outcome.ended,
+        end: box.until,
+        detail: `${box.kind} failure ${box.count}`,
+      });
+    });
   }
 
   /** Stops following the module. */

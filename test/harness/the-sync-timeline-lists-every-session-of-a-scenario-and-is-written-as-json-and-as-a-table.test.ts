@@ -94,6 +94,16 @@ describe("the sync timeline", () => {
       session(120, 2, "ok", 1, 0),
       session(180, 3, "ok", 0, 1),
     ]);
+    // The failed connection put the module in a penalty box for 15 minutes (the schedule's
+    // default); it was open again long before the next sync.
+    expect(sc.timeline.entries.filter((e) => e.kind !== "session")).toEqual([
+      {
+        kind: "penalty",
+        start: START + 60 * MINUTE,
+        end: START + 75 * MINUTE,
+        detail: "registration failure 1",
+      },
+    ]);
     // The hub saw the three sessions that reached it.
     const events = await hub.services.store.telemetry.listEvents(
       hub.projectUid,
@@ -115,7 +125,7 @@ describe("the sync timeline", () => {
     await sc.advance(15 * MINUTE);
     await sc.world.powerCycle();
     await sync();
-    // Entries of other kinds share the timeline (a penalty box, say).
+    // Entries of other kinds share the timeline (the penalty boxes the schedule opens are there).
     sc.timeline.record({
       kind: "penalty",
       start: sc.clock.now(),
@@ -130,7 +140,7 @@ describe("the sync timeline", () => {
     const back = SyncTimeline.fromJSON(json);
     expect(back.entries).toEqual(sc.timeline.entries);
     expect(back.toJSON()).toEqual(JSON.parse(json));
-    expect(back.entries.map((e) => e.kind)).toEqual(["session", "session", "session", "penalty"]);
+    expect(back.entries.map((e) => e.kind)).toEqual(["session", "session", "penalty", "session", "penalty"]);
 
     const table = readFileSync(join(dir, "timeline.txt"), "utf8");
     expect(table).toBe(sc.timeline.table());
@@ -141,13 +151,15 @@ describe("the sync timeline", () => {
     expect(lines.slice(2).map((l) => l.slice(0, 32).trimEnd())).toEqual([
       "2026-01-01T00:00:00Z  explicit",
       "2026-01-01T00:05:00Z  explicit",
+      "2026-01-01T00:05:00Z  penalty",
       "2026-01-01T00:20:00Z  explicit",
       "2026-01-01T00:20:00Z  penalty",
     ]);
     expect(lines[2]).toMatch(/ {2}ok$/);
     expect(lines[3]).toMatch(/ {2}link: no network \{network\}$/);
-    expect(lines[4]).toMatch(/ {2}ok$/);
-    expect(lines[5]).toMatch(/ 15\.0 min  +after a failed session$/);
+    expect(lines[4]).toMatch(/ 15\.0 min  +registration failure 1$/);
+    expect(lines[5]).toMatch(/ {2}ok$/);
+    expect(lines[6]).toMatch(/ 15\.0 min  +after a failed session$/);
     // The columns line up: every number column ends where its header ends.
     const header = lines[0]!;
     for (const column of ["duration", "bytes up", "bytes down", "notes up", "notes down"]) {
