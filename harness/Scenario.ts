@@ -15,6 +15,7 @@ import type { ByteLink } from "../hil/links/ByteLink.js";
 import type { SimUart } from "../hil/links/SimUart.js";
 import type { UartOverflow } from "../hil/links/SimUartReceiver.js";
 import { FakeClock } from "../runtime/FakeClock.js";
+import { InProcessHub } from "../runtime/startInProcessHub.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";
@@ -29,6 +30,7 @@ import { ScenarioRadio } from "./ScenarioRadio.js";
 import { ScenarioSerial } from "./ScenarioSerial.js";
 import { ScenarioWorld } from "./ScenarioWorld.js";
 import { pacingViolations, type PacingRule, type WireLine } from "./SegmentPacing.js";
+import { SyncTimeline } from "./SyncTimeline.js";
 import { RealTimeDriver, VirtualTimeDriver, type TimeDriver } from "./TimeDriver.js";
 
 export type { ScenarioSerialOptions } from "./ScenarioSerial.js";
@@ -75,12 +77,15 @@ export class Scenario {
   readonly log: ModuleLog;
   readonly seed: number | string;
   readonly serial: ScenarioSerial;
+  /** Every sync session of the module (across power cycles), and entries others record. */
+  readonly timeline = new SyncTimeline();
   readonly #options: ScenarioOptions;
   readonly #timeoutMs: number;
   readonly #start: number;
   readonly #board: BoardDefinition | undefined;
   readonly #attn: ScenarioAttn;
   #sim!: SimulatedModule;
+  #hub: InProcessHub | undefined;
   #power!: ScenarioPower;
   #i2c: ScenarioI2c | undefined;
   #rig: BoardRig | undefined;
@@ -158,6 +163,9 @@ export class Scenario {
           : {}),
       });
     }
+    if (options.hub === "in-process")
+      this.#hub = await InProcessHub.start({ clock: this.clock, seed: `${String(this.seed)}/hub` });
+    const hub = this.#hub ? this.#hub.connection() : options.hub === "in-process" ? undefined : options.hub;
     this.#sim = await SimulatedModule.boot({
       clock: this.clock,
       seed: this.seed,
@@ -174,14 +182,14 @@ export class Scenario {
       timeKnown: options.timeKnown ?? false,
       attnPin: this.#attn.pin(this.#rig?.attnPin),
       ...(this.#rig && this.#rig.board.name !== "virtual" ? { auxPins: this.#rig.auxPins } : {}),
-      ...(options.hub
-        ? { hub: typeof options.hub === "function" ? options.hub(this.clock) : options.hub }
-        : {}),
+      ...(hub ? { hub: typeof hub === "function" ? hub(this.clock) : hub } : {}),
       ...(options.energy ? { energy: options.energy } : {}),
       ...(options.dfu || this.#rig
         ? { dfu: { ...(this.#rig ? { hostLines: this.#rig.hostLines } : {}), ...options.dfu } }
         : {}),
     });
+    this.timeline.follow(this.#sim.module);
+    this.#sim.on({ boot: (module) => this.timeline.follow(module) });
     this.#power = new ScenarioPower(this.#sim, {
       capture: this.capture,
       linkName: this.serial.name,
@@ -214,6 +222,11 @@ export class Scenario {
   /** The module as it is now (a power cycle replaces it). */
   get module(): Module {
     return this.#sim.module;
+  }
+
+  /** The scenario's own hub (`hub: "in-process"`), on the scenario's clock. */
+  get hub(): InProcessHub | undefined {
+    return this.#hub;
   }
 
   /** The simulated module: its flash, power, radio and lifecycle. */
@@ -500,6 +513,8 @@ export class Scenario {
     if (this.#i2c && !this.#rig) await this.#i2c.close();
     await this.#rig?.close();
     await this.#sim?.close();
+    this.timeline.stop();
+    await this.#hub?.close();
     await this.capture?.close();
   }
 }

@@ -50,8 +50,10 @@ export interface ScenarioOptions {
   /**
    * The hub the module syncs with (none by default): in process, over HTTPS, or a link of the
    * test's; given as a function, it is called with the scenario's clock (a hub on the same time).
+   * `"in-process"`: a hub of the scenario's own on its clock, persisting nothing
+   * (runtime/InProcessHub, `scenario.hub`).
    */
-  readonly hub?: HubConnection | ((clock: Clock) => HubConnection);
+  readonly hub?: HubConnection | ((clock: Clock) => HubConnection) | "in-process";
   /**
    * Firmware updates: how much a session downloads, the outboard rate. On a board the module
    * drives the host's RESET and BOOT lines the board names (unless `hostLines` is given here).

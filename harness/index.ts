@@ -2,6 +2,15 @@
 // docs/harness.md), the host emulators, the fake clock, capture and replay.
 
 export { Scenario, ScenarioFailure, type ScenarioOptions, type ScenarioSerialOptions } from "./Scenario.js";
+export {
+  SyncTimeline,
+  sessionEntry,
+  isSession,
+  type OtherEntry,
+  type SessionEntry,
+  type SessionResult,
+  type TimelineEntry,
+} from "./SyncTimeline.js";
 export { ScenarioTimeout } from "./TimeDriver.js";
 export type { HostLine, HostLineKind } from "./HostTraffic.js";
 export type { NoteCHostOptions, ScenarioHost } from "./ScenarioHost.js";

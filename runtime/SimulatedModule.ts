@@ -1,7 +1,6 @@
 import { sleep, type Clock } from "../core/Clock.js";
 import type { Crypto } from "../core/Crypto.js";
 import type { Random } from "../core/Random.js";
-import { SeededCrypto } from "../core/SeededCrypto.js";
 import { SeededRandom } from "../core/SeededRandom.js";
 import type { AttnPin } from "../firmware/attn/AttnPin.js";
 import type { LineHandler } from "../firmware/host/SerialSession.js";
@@ -12,6 +11,7 @@ import type { HubLink } from "../firmware/radio/HubLink.js";
 import { SimHubLink } from "../firmware/radio/SimHubLink.js";
 import type { ProtocolReply } from "../protocol/messages.js";
 import { HttpsHubLink } from "./HttpsHubLink.js";
+import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import { SimRadioConditions } from "../firmware/radio/RadioConditions.js";
 import { FlashKvStore, type FlashKvStoreOptions } from "../firmware/storage/flash/FlashKvStore.js";
 import { PowerLossFlashFs, type PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
@@ -309,7 +309,7 @@ export class SimulatedModule {
       ...(this.#hubLink ? { hubLink: this.#hubLink } : {}),
       ...(options.hub?.product ? { defaultProduct: options.hub.product } : {}),
       // Keys come from their own stream, so that they do not shift the module's other randomness.
-      crypto: this.#crypto ?? new SeededCrypto(new SeededRandom(`${this.seed}/keys/boot${boot}`)),
+      crypto: this.#crypto ?? new SeededNodeCrypto(new SeededRandom(`${this.seed}/keys/boot${boot}`)),
       log: this.log,
       timeKnown: options.timeKnown ?? false,
       ...(options.attnPin ? { attnPin: options.attnPin } : {}),

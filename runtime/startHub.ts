@@ -8,6 +8,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../core/Clock.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "./hubDefaults.js";
+import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import { SystemClock } from "./SystemClock.js";
 import type { HubServices } from "../hub/HubServices.js";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
@@ -46,6 +47,12 @@ export interface StartHubOptions {
   /** Per-billing-account limits (`HOSTED_RATE_LIMITS` emulates the hosted service); default none. */
   rateLimits?: RateLimits | false;
   ids?: HubIds;
+  /**
+   * Where the hub's database lives: `file` (default, `dir/hub.db`, durable, survives restarts) or
+   * `memory` (nothing persisted: ephemeral worlds on a fake clock, where a commit's fsync would be
+   * most of a sync's cost). `dir` still holds the TLS material and credentials.
+   */
+  database?: "file" | "memory";
 }
 
 export interface RunningHub {
@@ -161,7 +168,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       ? undefined
       : parseHostPort(options.tlsListen ?? DEFAULT_TLS_LISTEN, "--tls-listen");
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
-  const store = new SqliteHubStore(join(options.dir, "hub.db"));
+  const store = new SqliteHubStore(options.database === "memory" ? ":memory:" : join(options.dir, "hub.db"));
 
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;
@@ -185,6 +192,8 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       store,
       clock,
       ids,
+      // Native Ed25519: the hub only verifies, and in JavaScript that is most of a session's CPU.
+      crypto: new SeededNodeCrypto(),
       rateLimits: options.rateLimits ?? false,
       logger: options.log ?? false,
       publicUrl: () => publicUrl,

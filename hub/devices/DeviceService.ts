@@ -110,7 +110,17 @@ export class DeviceService {
       const product = await this.#product(projectUid, registration.productUid);
       const reported = { uid: deviceUid, projectUid, sku, firmwareModule, serialNumber };
       const known = await this.#deviceOf(projectUid, deviceUid);
-      if (known) return this.store.devices.putDevice({ ...reported, productUid: known.productUid });
+      if (known) {
+        // Most sessions report what the hub holds already: nothing to write then.
+        const same = <T>(value: T | undefined, held: T) => value === undefined || value === held;
+        if (
+          same(sku, known.sku) &&
+          same(firmwareModule, known.firmwareModule) &&
+          same(serialNumber, known.serialNumber)
+        )
+          return known;
+        return this.store.devices.putDevice({ ...reported, productUid: known.productUid });
+      }
       return this.store.devices.putDevice({
         ...reported,
         productUid: product.uid,

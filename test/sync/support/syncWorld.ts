@@ -47,6 +47,8 @@ export class SyncWorld {
       clock,
       ids: new HubIds(new SeededRandom(options.seed ?? 11)),
       rateLimits: false,
+      // Nothing outlives the world: no fsync at every commit.
+      database: "memory",
     });
     return new SyncWorld(transport, clock, hub, dir);
   }
