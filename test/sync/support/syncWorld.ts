@@ -115,7 +115,10 @@ export class SyncWorld {
   }
 
   /** Asks the module for a sync and waits until it is over (the engine settles; the clock stays). */
-  async sync(sim: SimulatedModule, options: { in?: boolean; out?: boolean; allow?: boolean } = {}): Promise<JsonObject> {
+  async sync(
+    sim: SimulatedModule,
+    options: { in?: boolean; out?: boolean; allow?: boolean } = {},
+  ): Promise<JsonObject> {
     await this.req(sim, { req: "hub.sync", ...options });
     await sim.module.sync.idle();
     return this.req(sim, { req: "hub.sync.status" });
