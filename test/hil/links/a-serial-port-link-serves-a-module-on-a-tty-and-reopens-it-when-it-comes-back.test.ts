@@ -9,11 +9,17 @@ import { parseSerialSpec, SerialPortLink } from "../../../hil/links/SerialPortLi
 import { SystemClock } from "../../../runtime/SystemClock.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
-function until(check: () => boolean, ms = 10_000): Promise<void> {
+// Real tty drivers and a socat child: generous deadlines, since a loaded CI machine is slow to
+// notice a device going away; the message names the wait that ran out.
+function until(check: () => boolean, what: string, ms = 25_000): Promise<void> {
   const deadline = Date.now() + ms;
   return new Promise((resolve, reject) => {
     const poll = () =>
-      check() ? resolve() : Date.now() > deadline ? reject(new Error("timed out")) : setTimeout(poll, 10);
+      check()
+        ? resolve()
+        : Date.now() > deadline
+          ? reject(new Error(`timed out waiting for ${what}`))
+          : setTimeout(poll, 10);
     poll();
   });
 }
@@ -51,7 +57,7 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
     a.write(all);
     b.write(all);
-    await until(() => atA.length === 256 && atB.length === 256);
+    await until(() => atA.length === 256 && atB.length === 256, "256 bytes each way");
     expect(atB).toEqual([...all]);
     expect(atA).toEqual([...all]);
     await a.close();
@@ -80,9 +86,9 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
       await host.close();
 
       await pair.unplug();
-      await until(() => !server.open);
+      await until(() => !server.open, "the server to see the device go");
       await pair.plug();
-      await until(() => server.open);
+      await until(() => server.open, "the server to open the device again");
       expect(server.opens).toBe(2);
       expect(statuses).toEqual([true, false, true]);
 
