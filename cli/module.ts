@@ -13,6 +13,7 @@ import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
 import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.js";
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
+import type { DischargePlayer } from "../harness/DischargeCurve.js";
 import type { SystemClock } from "../runtime/SystemClock.js";
 import { CliError, listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
@@ -243,10 +244,14 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     });
     const module = simulated.module;
     closers.push(() => simulated.close()); // lets go of the flash (and its lock)
-    if (discharge) {
-      const { playDischarge } = await import("../harness/DischargeCurve.js");
-      const playing = playDischarge(power, clock, discharge);
-      closers.push(() => Promise.resolve(playing.stop()));
+    // Discharge curves: the one of --discharge, and those the control API starts.
+    let discharges: DischargePlayer | undefined;
+    if (discharge || options.control) {
+      const { DischargePlayer } = await import("../harness/DischargeCurve.js");
+      const player = new DischargePlayer(power, clock);
+      if (discharge) player.playCurve(discharge);
+      closers.push(() => Promise.resolve(player.stop()));
+      discharges = player;
     }
     // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
     // the TCP port stays a plain line protocol for tools.
@@ -309,6 +314,7 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
       const server = await WorldControlServer.listen(world, address.host, address.port, {
         radio,
         power,
+        ...(discharges ? { discharge: discharges } : {}),
       }).catch((error: unknown) => {
         throw listenFailure(error, { flag: "--control", ...address });
       });

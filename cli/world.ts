@@ -30,6 +30,7 @@ const USAGE = [
   "failhub N",
   "supply | supply usb|battery|line [VOLTS]",
   "voltage VOLTS",
+  "discharge FILE|linear:FROM-TO/TIME | discharge stop",
 ];
 
 /** A change for the radio (`/radio`) or the supply (`/supply`) rather than the world. */
@@ -54,7 +55,7 @@ export function registerWorldCommand(program: Command): void {
     )
     .option("--speed <M/S>", "speed along a track whose points have no times")
     .action(async (what: string[], options: WorldOptions) => {
-      const part = partChangeFor(what);
+      const part = await partChangeFor(what);
       const change = part ? part.body : await changeFor(what, options);
       const address = options.control ?? parseHostPort(DEFAULT_CONTROL);
       const url = `http://${address.host}:${address.port}${part?.path ?? "/world"}`;
@@ -74,7 +75,7 @@ export function registerWorldCommand(program: Command): void {
 }
 
 /** `cardsim world signal poor`, `outage hub 60`, `supply battery 3.4` ...: radio and supply changes. */
-function partChangeFor(what: string[]): PartChange | undefined {
+async function partChangeFor(what: string[]): Promise<PartChange | undefined> {
   const [verb, ...rest] = what;
   const usage = () => new CliError(`cardsim world ${what.join(" ")}: expected one of: ${USAGE.join("; ")}`);
   const number = (text: string | undefined, min = 0) => {
@@ -114,6 +115,21 @@ function partChangeFor(what: string[]): PartChange | undefined {
     }
     case "voltage":
       return { path: "/supply", body: { volts: number(rest[0]) } };
+    case "discharge": {
+      const spec = rest[0];
+      if (spec === undefined || rest.length > 1) throw usage();
+      if (spec === "stop") return { path: "/supply", body: { discharge: null } };
+      if (spec.trim().toLowerCase().startsWith("linear:"))
+        return { path: "/supply", body: { discharge: spec } };
+      // A CSV is read here and sent as text: the module may run on another machine.
+      const { readFile } = await import("node:fs/promises");
+      const text = await readFile(spec, "utf8").catch((error: NodeJS.ErrnoException) => {
+        throw new CliError(
+          `cardsim world discharge ${spec}: ${error.code === "ENOENT" ? "no such file" : (error.code ?? error.message)} (give a CSV of time,volts or linear:FROM-TO/TIME)`,
+        );
+      });
+      return { path: "/supply", body: { discharge: text } };
+    }
     default:
       return undefined;
   }

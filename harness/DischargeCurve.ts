@@ -1,5 +1,6 @@
 import type { Clock, TimerHandle } from "../core/Clock.js";
 import type { SimPowerSource } from "../firmware/PowerSource.js";
+import type { DischargeControl, DischargeState } from "../runtime/WorldControlServer.js";
 
 /** One point of a discharge curve: ms since the curve started, and the supply's volts then. */
 export interface DischargePoint {
@@ -177,4 +178,48 @@ export function playDischarge(
     },
     done,
   };
+}
+
+/**
+ * One supply's discharges, one at a time: a new curve replaces the one playing. What
+ * `cardsim module --discharge` starts and the control API (`POST /supply` with `discharge`)
+ * starts, replaces, stops and reports.
+ */
+export class DischargePlayer implements DischargeControl {
+  #playing: { curve: DischargeCurve; started: number; handle: PlayingDischarge } | undefined;
+
+  constructor(
+    private readonly supply: SimPowerSource,
+    private readonly clock: Clock,
+    private readonly options: { stepMs?: number } = {},
+  ) {}
+
+  play(text: string): void {
+    this.playCurve(parseDischarge(text));
+  }
+
+  playCurve(curve: DischargeCurve): void {
+    this.stop();
+    const started = this.clock.now();
+    this.#playing = { curve, started, handle: playDischarge(this.supply, this.clock, curve, this.options) };
+  }
+
+  stop(): void {
+    this.#playing?.handle.stop();
+    this.#playing = undefined;
+  }
+
+  state(): DischargeState | undefined {
+    const p = this.#playing;
+    if (!p) return undefined;
+    const { points, durationMs } = p.curve;
+    const elapsed = this.clock.now() - p.started;
+    return {
+      fromVolts: points[0]!.volts,
+      toVolts: points[points.length - 1]!.volts,
+      durationMs,
+      elapsedMs: Math.min(durationMs, elapsed),
+      finished: elapsed >= durationMs,
+    };
+  }
 }

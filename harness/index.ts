@@ -22,6 +22,7 @@ export { ScenarioRadio, type SignalFields } from "./ScenarioRadio.js";
 export { ScenarioSupply, type SupplySource } from "./ScenarioPower.js";
 export {
   DischargeCurve,
+  DischargePlayer,
   parseDischarge,
   parseDischargeCsv,
   parseLinearDischarge,

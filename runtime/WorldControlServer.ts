@@ -30,6 +30,31 @@ export function worldState(world: World): Record<string, unknown> {
 export interface ControlledParts {
   readonly radio?: SimRadioConditions;
   readonly power?: SimPowerSource;
+  /** Discharge curves played on `power` (`POST /supply` with `discharge`). */
+  readonly discharge?: DischargeControl;
+}
+
+/** Where a discharge being played stands. */
+export interface DischargeState {
+  readonly fromVolts: number;
+  readonly toVolts: number;
+  readonly durationMs: number;
+  /** Time since it started on the module's clock, at most `durationMs`. */
+  readonly elapsedMs: number;
+  readonly finished: boolean;
+}
+
+/**
+ * Plays discharge curves on the supply (`harness/DischargeCurve`'s `DischargePlayer` is one): the
+ * control API starts one from a text, replaces or stops it, and reports it.
+ */
+export interface DischargeControl {
+  /** Plays the curve `text` describes (`linear:FROM-TO/TIME` or CSV rows time,volts) from now, in place of one that plays; throws a one-line mistake. */
+  play(text: string): void;
+  /** Stops the curve playing, leaving the voltage where it is. */
+  stop(): void;
+  /** The curve started last, if one was. */
+  state(): DischargeState | undefined;
 }
 
 /** What `GET /radio` answers. */
@@ -38,8 +63,12 @@ export function radioState(radio: SimRadioConditions): Record<string, unknown> {
 }
 
 /** What `GET /supply` answers. */
-export function supplyState(power: SimPowerSource): Record<string, unknown> {
-  return { volts: power.volts, usb: power.onUsb };
+export function supplyState(power: SimPowerSource, discharge?: DischargeControl): Record<string, unknown> {
+  return {
+    volts: power.volts,
+    usb: power.onUsb,
+    ...(discharge ? { discharge: discharge.state() ?? null } : {}),
+  };
 }
 
 /** Radio changes `POST /radio` takes: `{"op": ..., "args": [...]}`. */
@@ -97,7 +126,7 @@ async function handle(
 ): Promise<void> {
   const path = (request.url ?? "/").split("?")[0];
   if (path === "/radio" && parts.radio) return handleRadio(parts.radio, request, response);
-  if (path === "/supply" && parts.power) return handleSupply(parts.power, request, response);
+  if (path === "/supply" && parts.power) return handleSupply(parts.power, parts.discharge, request, response);
   if (path !== "/world") {
     const more = [parts.radio ? " /radio" : "", parts.power ? " /supply" : ""].join("");
     return answer(response, 404, { err: `no ${path} here: GET or POST /world${more}` });
@@ -202,27 +231,50 @@ async function handleRadio(
 
 async function handleSupply(
   power: SimPowerSource,
+  discharge: DischargeControl | undefined,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  if (request.method === "GET") return answer(response, 200, supplyState(power));
+  if (request.method === "GET") return answer(response, 200, supplyState(power, discharge));
   if (request.method !== "POST") return answer(response, 405, { err: "GET or POST /supply" });
   const change = await readJson(
     request,
     response,
-    '{"volts"?: V, "usb"?: true|false, "source"?: "usb"|"battery"|"line"}',
+    '{"volts"?: V, "usb"?: true|false, "source"?: "usb"|"battery"|"line", "discharge"?: CURVE|null}',
   );
   if (change === undefined) return;
   const { volts, usb, source } = change;
+  const curve = change["discharge"];
   if (volts !== undefined && (typeof volts !== "number" || !Number.isFinite(volts) || volts < 0))
     return answer(response, 400, { err: "volts must be a number >= 0" });
   if (usb !== undefined && typeof usb !== "boolean")
     return answer(response, 400, { err: "usb must be true or false" });
   if (source !== undefined && source !== "usb" && source !== "battery" && source !== "line")
     return answer(response, 400, { err: "source must be usb, battery or line" });
+  if (curve !== undefined && curve !== null && typeof curve !== "string")
+    return answer(response, 400, {
+      err: "discharge is linear:FROM-TO/TIME, the text of a CSV of time,volts, or null to stop",
+    });
+  if (typeof curve === "string" && volts !== undefined)
+    return answer(response, 400, { err: "give volts or a discharge curve, not both" });
+  if (curve !== undefined && !discharge)
+    return answer(response, 400, { err: "this module plays no discharge curves" });
   const onUsb = source !== undefined ? source !== "battery" : usb;
-  power.set({ ...(volts !== undefined ? { volts } : {}), ...(onUsb !== undefined ? { onUsb } : {}) });
-  return answer(response, 200, supplyState(power));
+  if (typeof curve === "string") {
+    try {
+      discharge!.play(curve);
+    } catch (error) {
+      return answer(response, 400, { err: `discharge: ${(error as Error).message}` });
+    }
+  } else if (curve === null || volts !== undefined) {
+    // A voltage set by hand takes over from a curve playing.
+    discharge?.stop();
+  }
+  power.set({
+    ...(volts !== undefined ? { volts } : {}),
+    ...(onUsb !== undefined ? { onUsb } : {}),
+  });
+  return answer(response, 200, supplyState(power, discharge));
 }
 
 function answer(response: ServerResponse, status: number, body: unknown): void {

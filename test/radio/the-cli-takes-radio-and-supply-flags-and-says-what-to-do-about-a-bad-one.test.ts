@@ -100,7 +100,11 @@ describe("cardsim module's radio and supply flags", () => {
         net: { bars: 1, rssi: -97 },
       });
       expect(await world("radio")).toMatchObject({ latencyMs: 250, bars: 1 });
-      expect(await world("supply")).toEqual({ volts: 4.1, usb: false });
+      expect(await world("supply")).toMatchObject({
+        volts: 4.1,
+        usb: false,
+        discharge: { fromVolts: 4.1, toVolts: 3.4, durationMs: 30 * 86_400_000, finished: false },
+      });
     });
 
     it("cardsim world changes the radio and the supply while it runs", async () => {
@@ -109,11 +113,42 @@ describe("cardsim module's radio and supply flags", () => {
       expect((await request({ req: "card.wireless" }))["net"]).not.toHaveProperty("rssi");
       expect(await world("restore")).toMatchObject({ registered: true });
       expect(await world("failhub", "2")).toMatchObject({ failConnects: 2 });
-      expect(await world("supply", "usb", "5")).toEqual({ volts: 5, usb: true });
+      // A voltage set by hand takes over from the curve playing.
+      expect(await world("supply", "usb", "5")).toEqual({ volts: 5, usb: true, discharge: null });
       expect(await request({ req: "card.voltage", now: true })).toMatchObject({ usb: true });
       const bad = await runCli(["world", "--control", control, "signal", "great"]);
       expect(bad.code).toBe(2);
       expect(bad.stderr.trimEnd().split("\n")).toHaveLength(1);
+    });
+
+    it("cardsim world starts, replaces and stops a discharge while it runs", async () => {
+      await world("supply", "battery");
+      expect(await world("discharge", "linear:4.2-3.3/30d")).toMatchObject({
+        volts: 4.2,
+        usb: false,
+        discharge: { fromVolts: 4.2, toVolts: 3.3, durationMs: 30 * 86_400_000, finished: false },
+      });
+      expect(await request({ req: "card.voltage", now: true })).toMatchObject({ value: 4.2 });
+      const csv = join(dir, "sag.csv");
+      writeFileSync(csv, "time,volts\n0,3.8\n2h,3.5\n");
+      expect(await world("discharge", csv)).toMatchObject({
+        volts: 3.8,
+        discharge: { fromVolts: 3.8, toVolts: 3.5, durationMs: 7_200_000 },
+      });
+      expect(await world("discharge", "stop")).toEqual({ volts: 3.8, usb: false, discharge: null });
+      for (const [what, line] of [
+        [
+          ["discharge", "linear:4.2/30d"],
+          /^cardsim world: discharge: "linear:4\.2\/30d" is not a linear model/,
+        ],
+        [["discharge", join(dir, "none.csv")], /none\.csv: no such file \(give a CSV of time,volts/],
+        [["discharge"], /expected one of: /],
+      ] as const) {
+        const run = await runCli(["world", "--control", control, ...what]);
+        expect(run.stderr.trimEnd()).toMatch(line);
+        expect(run.stderr.trimEnd().split("\n")).toHaveLength(1);
+        expect(run.code).toBe(2);
+      }
     });
   });
 });

@@ -4,6 +4,7 @@ import { SimRadioConditions } from "../../firmware/radio/RadioConditions.js";
 import { World } from "../../firmware/world/World.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { WorldControlServer } from "../../runtime/WorldControlServer.js";
+import { DischargePlayer } from "../../harness/DischargeCurve.js";
 
 describe("the world control server drives the radio and the supply", () => {
   let clock: FakeClock;
@@ -77,6 +78,72 @@ describe("the world control server drives the radio and the supply", () => {
     });
     expect((await post("/supply", { source: "solar" })).body).toEqual({
       err: "source must be usb, battery or line",
+    });
+  });
+
+  it("plays a discharge on the module's clock, replaces it, hands over to a voltage set by hand, and refuses bad ones", async () => {
+    const player = new DischargePlayer(power, clock);
+    const driven = await WorldControlServer.listen(world, "127.0.0.1", 0, { power, discharge: player });
+    const at = (path: string) => `http://127.0.0.1:${driven.address.port}${path}`;
+    const send = async (body: unknown) => {
+      const response = await fetch(at("/supply"), { method: "POST", body: JSON.stringify(body) });
+      return { status: response.status, body: (await response.json()) as Record<string, unknown> };
+    };
+    try {
+      expect(await (await fetch(at("/supply"))).json()).toEqual({ volts: 3.9, usb: false, discharge: null });
+      expect((await send({ discharge: "linear:4.2-3.3/30d" })).body).toEqual({
+        volts: 4.2,
+        usb: false,
+        discharge: {
+          fromVolts: 4.2,
+          toVolts: 3.3,
+          durationMs: 30 * 86_400_000,
+          elapsedMs: 0,
+          finished: false,
+        },
+      });
+      await clock.advance(15 * 86_400_000);
+      expect(power.volts).toBeCloseTo(3.75, 3);
+      // A CSV's text replaces the curve playing, from now.
+      expect(
+        (await send({ discharge: "time,volts\n0,3.7\n1h,3.6\n", source: "battery" })).body,
+      ).toMatchObject({
+        volts: 3.7,
+        discharge: { fromVolts: 3.7, toVolts: 3.6, durationMs: 3_600_000, elapsedMs: 0 },
+      });
+      await clock.advance(2 * 3_600_000);
+      expect(power.volts).toBe(3.6);
+      expect((await (await fetch(at("/supply"))).json()) as Record<string, unknown>).toMatchObject({
+        discharge: { elapsedMs: 3_600_000, finished: true },
+      });
+      await send({ discharge: "linear:4.0-3.0/1d" });
+      // A voltage set by hand stops the curve: the next step does not overwrite it.
+      expect((await send({ volts: 3.95 })).body).toEqual({ volts: 3.95, usb: false, discharge: null });
+      await clock.advance(86_400_000);
+      expect(power.volts).toBe(3.95);
+      expect(await send({ discharge: "linear:4.2/30d" })).toEqual({
+        status: 400,
+        body: {
+          err: 'discharge: "linear:4.2/30d" is not a linear model: write linear:FROM-TO/DURATION, e.g. linear:4.2-3.3/30d',
+        },
+      });
+      expect((await send({ discharge: "0,4.1\n1h,lots\n" })).body["err"]).toMatch(
+        /^discharge: line 2: "lots" is not a voltage/,
+      );
+      expect((await send({ discharge: 42 })).status).toBe(400);
+      expect((await send({ discharge: "linear:4.2-3.3/30d", volts: 4 })).body).toEqual({
+        err: "give volts or a discharge curve, not both",
+      });
+      expect(power.volts).toBe(3.95);
+      expect((await send({ discharge: null })).body).toEqual({ volts: 3.95, usb: false, discharge: null });
+    } finally {
+      player.stop();
+      await driven.close();
+    }
+    // Without a player the supply takes no curve.
+    expect(await post("/supply", { discharge: "linear:4.2-3.3/30d" })).toEqual({
+      status: 400,
+      body: { err: "this module plays no discharge curves" },
     });
   });
 
