@@ -8,6 +8,8 @@ const MAX_CACHED_STATEMENTS = 500;
 /** SQLite's default: the commit that takes the log past this many pages copies it into the database. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 const MAX_CACHED_READS = 10_000;
+/** How long after a durable commit its log is copied into the database (see `#checkpointSoon`). */
+const CHECKPOINT_DELAY_MS = 100;
 
 /**
  * One better-sqlite3 database in WAL mode with a prepared-statement cache and the migrations
@@ -22,7 +24,9 @@ export class SqliteConnection {
   #readsVersion = "";
   #external = -1;
   #externalChecked = false;
-  #checkpoint: ReturnType<typeof setImmediate> | undefined;
+  #checkpoint: ReturnType<typeof setTimeout> | undefined;
+  /** Waiting for the pending checkpoint (`checkpointed()`). */
+  #checkpointWaiters: (() => void)[] = [];
   /**
    * Asynchronous transactions over several store calls, and the order of every call around them.
    * A rollback counts as a write: read caches may hold rows the transaction had changed.
@@ -81,21 +85,37 @@ export class SqliteConnection {
   }
 
   /**
-   * Copies the write-ahead log into the database once no transaction is open, on a turn of the
-   * event loop of its own (after a durable commit: after the answer to whoever committed).
+   * Copies the write-ahead log into the database once no transaction is open, a moment after a
+   * durable commit (CHECKPOINT_DELAY_MS): the answer to whoever committed has then reached them,
+   * even a client in this process (the harness, a test), which could not read it while a copy of
+   * a large upload held the event loop; uploads in a row share one copy.
    */
   #checkpointSoon(): void {
     if (this.#checkpoint) return;
-    this.#checkpoint = setImmediate(() => {
+    this.#checkpoint = setTimeout(() => {
       this.#checkpoint = undefined;
-      if (!this.db.open) return;
+      if (!this.db.open) return this.#checkpointDone();
       if (this.db.inTransaction) return this.#checkpointSoon();
       try {
         this.db.pragma("wal_checkpoint(PASSIVE)");
       } catch {
         // Busy (another process reads or writes): the next idle turn, or the automatic one, does it.
       }
-    });
+      this.#checkpointDone();
+    }, CHECKPOINT_DELAY_MS);
+    this.#checkpoint.unref();
+  }
+
+  #checkpointDone(): void {
+    const waiters = this.#checkpointWaiters;
+    this.#checkpointWaiters = [];
+    for (const resolve of waiters) resolve();
+  }
+
+  /** Resolves once the checkpoint a durable commit scheduled has run (at once when none waits). */
+  checkpointed(): Promise<void> {
+    if (!this.#checkpoint) return Promise.resolve();
+    return new Promise((resolve) => this.#checkpointWaiters.push(resolve));
   }
 
   /** A transaction control statement (prepared once, like every other). */
@@ -209,8 +229,9 @@ export class SqliteConnection {
   }
 
   close(): void {
-    if (this.#checkpoint) clearImmediate(this.#checkpoint);
+    if (this.#checkpoint) clearTimeout(this.#checkpoint);
     this.#checkpoint = undefined;
+    this.#checkpointDone();
     this.#statements.clear();
     if (this.db.open) this.db.close();
   }
