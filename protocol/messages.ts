@@ -202,6 +202,12 @@ export interface OpenReply extends ProtocolReply {
   readonly env: DeviceEnvironment;
   /** Notefiles with changes for the module (hub to module). */
   readonly files: readonly string[];
+  /**
+   * Notefiles deleted on the hub (Delete Notefiles) that the module has not yet confirmed
+   * deleting: inbound queues and databases (secure ones only over TLS). The module deletes what
+   * the hub had of them and confirms in its `close`; absent when there are none.
+   */
+  readonly deleted?: readonly string[];
   /** Signals waiting for the module. */
   readonly signals: number;
 }
@@ -313,6 +319,8 @@ export interface CloseRequest extends ProtocolRequest {
   readonly token: string;
   readonly why: string;
   readonly usage?: SessionUsage;
+  /** Notefiles of the open reply's `deleted` the module has deleted: the hub forgets them. */
+  readonly deleted?: readonly string[];
 }
 
 export type CloseReply = ProtocolReply;

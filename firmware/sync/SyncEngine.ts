@@ -166,6 +166,8 @@ export class SyncEngine {
   #error: string | undefined;
   #signals: SignalRecord[] = [];
   #signalSeq = 0;
+  /** Notefiles the hub said it deleted, deleted here since the session opened: every `close` confirms them. */
+  #deletedForHub: readonly string[] = [];
   #held: { token: string; secure: boolean; files: string[] } | undefined;
   #disposed = false;
   #listeners = new Set<() => void>();
@@ -299,7 +301,7 @@ export class SyncEngine {
       this.#connected = this.#running !== undefined;
       if (this.#status.includes("{connected}")) this.#status = "completed {sync-end}";
       await this.#module.hubLink
-        .exchange({ v: PROTOCOL_VERSION, type: "close", token: held.token, why })
+        .exchange({ v: PROTOCOL_VERSION, type: "close", token: held.token, why, ...this.#confirmDeleted() })
         .catch(() => undefined);
     }
     if (reopen && !this.#disposed) this.request({ why: "continuous" });
@@ -384,7 +386,14 @@ export class SyncEngine {
         // Continuous mode: the session stays open for signals and the hub's changes.
         this.#holdOpen(token, secure);
       } else if (!held) {
-        await exchange({ v: PROTOCOL_VERSION, type: "close", token, why: "sync complete", usage: traffic });
+        await exchange({
+          v: PROTOCOL_VERSION,
+          type: "close",
+          token,
+          why: "sync complete",
+          usage: traffic,
+          ...this.#confirmDeleted(),
+        });
       }
       token = undefined;
       this.#completedAt = module.clock.now();
@@ -406,7 +415,13 @@ export class SyncEngine {
       if (token) {
         // Tell the hub the session is over if it can still hear it; the token expires anyway.
         await module.hubLink
-          .exchange({ v: PROTOCOL_VERSION, type: "close", token, why: "sync error" })
+          .exchange({
+            v: PROTOCOL_VERSION,
+            type: "close",
+            token,
+            why: "sync error",
+            ...this.#confirmDeleted(),
+          })
           .catch(() => undefined);
       }
     } finally {
@@ -538,7 +553,14 @@ export class SyncEngine {
         if (this.#held === held && !this.#disposed) {
           this.#held = undefined;
           await this.#exchange(
-            { v: PROTOCOL_VERSION, type: "close", token, why: "mode changed", usage: traffic },
+            {
+              v: PROTOCOL_VERSION,
+              type: "close",
+              token,
+              why: "mode changed",
+              usage: traffic,
+              ...this.#confirmDeleted(),
+            },
             traffic,
           );
         }
@@ -664,6 +686,36 @@ export class SyncEngine {
       setSyncState(box, { tracker: open.tracker, hub: hubName });
     }
     if (box.config(CARD_KEYS.deprovision)) box.setConfig(CARD_KEYS.deprovision, undefined);
+    this.#deletedForHub = open.deleted ? this.#deleteNotefiles(open.deleted) : [];
+  }
+
+  /** What a `close` adds: the deletions made for the hub in this session, when there were any. */
+  #confirmDeleted(): { deleted?: readonly string[] } {
+    return this.#deletedForHub.length > 0 ? { deleted: this.#deletedForHub } : {};
+  }
+
+  /**
+   * The hub deleted these notefiles (Delete Notefiles): what the module holds of the hub's goes
+   * with them (an inbound queue whole; of a database, every note the hub has or sent), while the
+   * module's own changes the hub has not seen stay, to be sent, and create the notefile on the
+   * hub again. Runs again harmlessly when a confirmation was lost. Returns the names to confirm.
+   */
+  #deleteNotefiles(names: readonly string[]): readonly string[] {
+    const box = this.#module.notebox;
+    for (const name of names) {
+      const file = box.file(name);
+      if (!file || file.kind.direction === "out" || file.kind.direction === "local") continue;
+      const synced = box.trackerPosition(SYNC_TRACKER, name) ?? 0;
+      const hubs = [...file.notes.values()].filter((n) => n.change <= synced || arrivedUnchanged(n));
+      if (file.kind.direction === "in" || hubs.length === file.notes.size) {
+        box.deleteFile(name);
+        continue;
+      }
+      for (const note of hubs) box.removeNote(file, note.id);
+      const { ctr: _ctr, pulled: _pulled, ...meta } = file.meta;
+      box.setFileMeta(file, meta);
+    }
+    return [...names];
   }
 
   #applyEnvironment(open: OpenReply): void {

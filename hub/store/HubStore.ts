@@ -257,6 +257,10 @@ export interface NotefileStore {
   ): Promise<{ fileId: string; total: number; position: number; changes: number }[]>;
   /** Removes notefiles and their notes; throws `notefile-noexist` (and removes nothing) if one is missing. */
   deleteNotefiles(deviceUid: string, fileIds: string[], now: number): Promise<void>;
+  /** Notefiles deleted through the API that the device has not yet confirmed deleting, by name. */
+  deletedNotefiles(deviceUid: string): Promise<string[]>;
+  /** The device deleted these: their tombstones go (a notefile created again since stays). */
+  forgetDeletedNotefiles(deviceUid: string, fileIds: readonly string[]): Promise<void>;
 
   // --- the device sync (hub/sync) ---
 

@@ -5,6 +5,7 @@ import { publicKeyFromPem, publicKeyToPem, type Crypto } from "../../core/Crypto
 import type { JsonObject } from "../../core/json.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
+import { notefileKind } from "../../core/NotefileKind.js";
 import { createHash } from "node:crypto";
 import { deviceEventUid, eventRequest } from "../../protocol/eventUid.js";
 import { mergeNote } from "../../protocol/merge.js";
@@ -403,6 +404,7 @@ export class SyncService {
       });
 
       const gps = device.details.gpsLocation;
+      const deleted = await this.#deletedFiles(device.uid, session.secure);
       const reply: OpenReply = {
         v: PROTOCOL_VERSION,
         session: session.uid,
@@ -413,6 +415,7 @@ export class SyncService {
         ...(gps ? { where: devicePlace(gps.latitude, gps.longitude, new Date(now), zones) } : {}),
         env: await this.#environment(device),
         files: await this.#pendingFiles(device.uid, session.secure),
+        ...(deleted.length > 0 ? { deleted } : {}),
         signals: (await store.devices.pendingSignals(device.uid)).length,
       };
       await this.#account(session, bytes, reply);
@@ -491,6 +494,19 @@ export class SyncService {
   }
 
   /** Notefiles with changes for the device (hub to module: inbound queues and databases). */
+  /** Notefiles deleted on the hub that the module is to delete too (the kinds it takes from the hub). */
+  async #deletedFiles(deviceUid: string, secure: boolean): Promise<string[]> {
+    return (await this.#store.notefiles.deletedNotefiles(deviceUid)).filter((name) => {
+      const kind = notefileKind(name);
+      return (
+        kind !== undefined &&
+        kind.direction !== "out" &&
+        kind.direction !== "local" &&
+        (secure || !kind.secure)
+      );
+    });
+  }
+
   async #pendingFiles(deviceUid: string, secure: boolean): Promise<string[]> {
     const out: string[] = [];
     for (const s of await this.#store.notefiles.summaries(deviceUid, SYNC_TRACKER)) {
@@ -555,6 +571,7 @@ export class SyncService {
         session.traffic.bytesSent += bytes;
         session.traffic.bytesReceived += jsonBytes(reply);
         session.lastSeenMs = this.#clock.now();
+        if (request.deleted) await this.#store.notefiles.forgetDeletedNotefiles(device.uid, request.deleted);
         await this.#end(session, request.why, session.lastSeenMs, request.usage);
         return reply;
       }

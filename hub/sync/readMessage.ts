@@ -35,6 +35,8 @@ export const MAX_BATCH_NOTES = BATCH_LIMITS.notes;
 /** How deep conflicts may nest inside a note (a conflict's own conflicts are flattened by merges). */
 const MAX_CONFLICT_DEPTH = 4;
 const MAX_TEXT = 256;
+/** Notefiles a `close` may confirm deleting (the API deletes at most 1000 at a time). */
+const MAX_DELETED_NOTEFILES = 1000;
 
 const bad = (text: string): SyncRefusal => new SyncRefusal(SYNC_ERRORS.badRequest, text);
 
@@ -281,6 +283,11 @@ export function readMessage(message: unknown): SyncRequest {
       token();
       f.string("why", { max: 256 });
       usage(f.fields("usage", { optional: true }));
+      if (f.has("deleted"))
+        f.array("deleted", MAX_DELETED_NOTEFILES).forEach((name, i) => {
+          if (typeof name !== "string" || name === "" || name.length > MAX_NOTEFILE_NAME)
+            throw bad(`deleted[${i}] must be a notefile name`);
+        });
       break;
     case "firmware":
     case "read":

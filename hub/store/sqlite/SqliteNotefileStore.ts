@@ -429,6 +429,27 @@ export class SqliteNotefileStore implements NotefileStore {
     });
   }
 
+  async deletedNotefiles(deviceUid: string): Promise<string[]> {
+    return this.sql
+      .all<{ file_id: string }>(
+        "SELECT file_id FROM notefiles WHERE device_uid = ? AND deleted = 1 ORDER BY file_id",
+        deviceUid,
+      )
+      .map((r) => r.file_id);
+  }
+
+  async forgetDeletedNotefiles(deviceUid: string, fileIds: readonly string[]): Promise<void> {
+    if (fileIds.length === 0) return;
+    this.sql.transaction(() => {
+      for (const fileId of new Set(fileIds))
+        this.sql.run(
+          "DELETE FROM notefiles WHERE device_uid = ? AND file_id = ? AND deleted = 1",
+          deviceUid,
+          fileId,
+        );
+    });
+  }
+
   #position(deviceUid: string, fileId: string, tracker: string): number {
     return (
       this.sql.get<{ change: number }>(

@@ -37,6 +37,9 @@ describe.each(ALL_VIAS)("sync messages (%s)", (via) => {
       [{ v: 1, type: "ack", token: "t", file: "a.qi", after: -1, through: 0 }, "bad-request"],
       [{ v: 1, type: "signals", token: "t", after: 0.5 }, "bad-request"],
       [{ v: 1, type: "close", token: "t" }, "bad-request"],
+      [{ v: 1, type: "close", token: "t", why: "x", deleted: "a.db" }, "bad-request"],
+      [{ v: 1, type: "close", token: "t", why: "x", deleted: [7] }, "bad-request"],
+      [{ v: 1, type: "close", token: "t", why: "x", deleted: [""] }, "bad-request"],
     ];
     for (const [message, expected] of cases) {
       const reply = await hub.send(message);
