@@ -27,7 +27,7 @@ import {
 } from "./options.js";
 import { onShutdown } from "./shutdown.js";
 import { SIGNAL_PRESETS, type SignalPreset } from "../firmware/radio/RadioConditions.js";
-import type { SupplySource } from "../harness/ScenarioPower.js";
+import type { SupplySource } from "../runtime/supplyChange.js";
 
 // Only what `--help` needs is imported above: the module, its links and the hardware adapters
 // are loaded when a command runs (cardsim starts in a few tens of milliseconds).

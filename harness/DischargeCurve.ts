@@ -1,6 +1,6 @@
 import type { Clock, TimerHandle } from "../core/Clock.js";
 import type { SimPowerSource } from "../firmware/PowerSource.js";
-import type { DischargeControl, DischargeState } from "../runtime/WorldControlServer.js";
+import type { DischargeControl, DischargeState } from "../runtime/supplyChange.js";
 
 /** One point of a discharge curve: ms since the curve started, and the supply's volts then. */
 export interface DischargePoint {
@@ -198,10 +198,12 @@ export class DischargePlayer implements DischargeControl {
     this.playCurve(parseDischarge(text));
   }
 
-  playCurve(curve: DischargeCurve): void {
+  /** Plays `curve` from now in place of the one playing (`stepMs` as `playDischarge` takes it). */
+  playCurve(curve: DischargeCurve, options: { stepMs?: number } = this.options): PlayingDischarge {
     this.stop();
-    const started = this.clock.now();
-    this.#playing = { curve, started, handle: playDischarge(this.supply, this.clock, curve, this.options) };
+    const handle = playDischarge(this.supply, this.clock, curve, options);
+    this.#playing = { curve, started: this.clock.now(), handle };
+    return handle;
   }
 
   stop(): void {

@@ -1,14 +1,15 @@
 import type { Clock } from "../core/Clock.js";
 import { SimPowerSource } from "../firmware/PowerSource.js";
 import {
+  DischargePlayer,
   parseDischarge,
-  playDischarge,
   type DischargeCurve,
   type PlayingDischarge,
 } from "./DischargeCurve.js";
 import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";
+import { changeSupply, type SupplyChange } from "../runtime/supplyChange.js";
 
 /**
  * The power of a scenario's module: clean power cycles and power failures (between requests or
@@ -74,8 +75,7 @@ export class ScenarioPower {
   }
 }
 
-/** Where the supply comes from: `usb` and `line` count as external power, `battery` does not. */
-export type SupplySource = "usb" | "battery" | "line";
+export type { SupplySource } from "../runtime/supplyChange.js";
 
 /**
  * A scenario's supply (the module's `PowerSource`): set its source and voltage, or play a
@@ -83,25 +83,19 @@ export type SupplySource = "usb" | "battery" | "line";
  * voltage-variable settings (`vinbound`, `voutbound`) follow.
  */
 export class ScenarioSupply extends SimPowerSource {
-  readonly #clock: Clock;
-  #playing: PlayingDischarge | undefined;
+  readonly #discharges: DischargePlayer;
 
   constructor(clock: Clock, volts?: number, onUsb?: boolean) {
     super(volts, onUsb);
-    this.#clock = clock;
+    this.#discharges = new DischargePlayer(this, clock);
   }
 
   /**
    * Changes the supply as one event: `usb` (or `source`: `usb`/`line` are external power,
    * `battery` is not) and `volts`. A discharge being played keeps going unless `volts` is given.
    */
-  supply(state: { usb?: boolean; source?: SupplySource; volts?: number }): void {
-    if (state.volts !== undefined) this.stopDischarge();
-    const usb = state.source !== undefined ? state.source !== "battery" : state.usb;
-    this.set({
-      ...(state.volts !== undefined ? { volts: state.volts } : {}),
-      ...(usb !== undefined ? { onUsb: usb } : {}),
-    });
+  supply(state: SupplyChange): void {
+    changeSupply(this, state, this.#discharges);
   }
 
   /**
@@ -110,14 +104,10 @@ export class ScenarioSupply extends SimPowerSource {
    * being played; resolves `done` at the curve's end.
    */
   discharge(curve: DischargeCurve | string, options: { stepMs?: number } = {}): PlayingDischarge {
-    this.stopDischarge();
-    const parsed = typeof curve === "string" ? parseDischarge(curve) : curve;
-    this.#playing = playDischarge(this, this.#clock, parsed, options);
-    return this.#playing;
+    return this.#discharges.playCurve(typeof curve === "string" ? parseDischarge(curve) : curve, options);
   }
 
   stopDischarge(): void {
-    this.#playing?.stop();
-    this.#playing = undefined;
+    this.#discharges.stop();
   }
 }

@@ -7,6 +7,7 @@ import {
   type SimRadioConditions,
 } from "../firmware/radio/RadioConditions.js";
 import type { World } from "../firmware/world/World.js";
+import { changeSupply, type DischargeControl, type SupplyChange } from "./supplyChange.js";
 import { applyWorldChange, isWorldChange, WORLD_CHANGES } from "../firmware/world/worldChanges.js";
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -32,29 +33,6 @@ export interface ControlledParts {
   readonly power?: SimPowerSource;
   /** Discharge curves played on `power` (`POST /supply` with `discharge`). */
   readonly discharge?: DischargeControl;
-}
-
-/** Where a discharge being played stands. */
-export interface DischargeState {
-  readonly fromVolts: number;
-  readonly toVolts: number;
-  readonly durationMs: number;
-  /** Time since it started on the module's clock, at most `durationMs`. */
-  readonly elapsedMs: number;
-  readonly finished: boolean;
-}
-
-/**
- * Plays discharge curves on the supply (`harness/DischargeCurve`'s `DischargePlayer` is one): the
- * control API starts one from a text, replaces or stops it, and reports it.
- */
-export interface DischargeControl {
-  /** Plays the curve `text` describes (`linear:FROM-TO/TIME` or CSV rows time,volts) from now, in place of one that plays; throws a one-line mistake. */
-  play(text: string): void;
-  /** Stops the curve playing, leaving the voltage where it is. */
-  stop(): void;
-  /** The curve started last, if one was. */
-  state(): DischargeState | undefined;
 }
 
 /** What `GET /radio` answers. */
@@ -259,21 +237,16 @@ async function handleSupply(
     return answer(response, 400, { err: "give volts or a discharge curve, not both" });
   if (curve !== undefined && !discharge)
     return answer(response, 400, { err: "this module plays no discharge curves" });
-  const onUsb = source !== undefined ? source !== "battery" : usb;
   if (typeof curve === "string") {
     try {
       discharge!.play(curve);
     } catch (error) {
       return answer(response, 400, { err: `discharge: ${(error as Error).message}` });
     }
-  } else if (curve === null || volts !== undefined) {
-    // A voltage set by hand takes over from a curve playing.
+  } else if (curve === null) {
     discharge?.stop();
   }
-  power.set({
-    ...(volts !== undefined ? { volts } : {}),
-    ...(onUsb !== undefined ? { onUsb } : {}),
-  });
+  changeSupply(power, change as SupplyChange, discharge);
   return answer(response, 200, supplyState(power, discharge));
 }
 
