@@ -9,9 +9,19 @@ const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
 /** Key objects kept per key (a module signs with one key all its life; a hub checks a fleet's). */
 const MAX_CACHED_KEYS = 4096;
 
-function remember(cache: Map<string, KeyObject>, id: string, key: KeyObject): KeyObject {
-  if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
-  cache.set(id, key);
+/** The key object of `raw`, made by `make` once and kept in `cache`. */
+function keyObject(
+  cache: Map<string, KeyObject>,
+  raw: Uint8Array,
+  make: (raw: Uint8Array) => KeyObject,
+): KeyObject {
+  const id = Buffer.from(raw).toString("base64");
+  let key = cache.get(id);
+  if (!key) {
+    key = make(raw);
+    if (cache.size >= MAX_CACHED_KEYS) cache.delete(cache.keys().next().value!);
+    cache.set(id, key);
+  }
   return key;
 }
 
@@ -37,26 +47,14 @@ export class SeededNodeCrypto implements Crypto {
 
   #privateKey(privateKey: Uint8Array): KeyObject {
     if (privateKey.length !== ED25519_KEY_BYTES) throw new Error("an Ed25519 private key has 32 bytes");
-    const id = Buffer.from(privateKey).toString("base64");
-    return (
-      this.#privateKeys.get(id) ??
-      remember(
-        this.#privateKeys,
-        id,
-        createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, privateKey]), format: "der", type: "pkcs8" }),
-      )
+    return keyObject(this.#privateKeys, privateKey, (raw) =>
+      createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: "der", type: "pkcs8" }),
     );
   }
 
   #publicKey(publicKey: Uint8Array): KeyObject {
-    const id = Buffer.from(publicKey).toString("base64");
-    return (
-      this.#publicKeys.get(id) ??
-      remember(
-        this.#publicKeys,
-        id,
-        createPublicKey({ key: Buffer.concat([SPKI_PREFIX, publicKey]), format: "der", type: "spki" }),
-      )
+    return keyObject(this.#publicKeys, publicKey, (raw) =>
+      createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" }),
     );
   }
 
