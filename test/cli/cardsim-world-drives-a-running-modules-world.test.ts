@@ -1,50 +1,31 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HostLineClient } from "../../hil/HostLineClient.js";
-import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";
+import { runCli } from "../support/cliProcess.js";
+import { startControlledModule, type ControlledModule } from "../support/controlledModule.js";
 
 /**
  * `cardsim module --location --control` and `cardsim world`, as a user runs them: the module
  * starts where it is told, and another terminal moves it, shakes it, heats it and reads it back.
  */
 describe("cardsim world", () => {
-  let module: CliProcess;
+  let running: ControlledModule;
   let control: string;
-  let host: HostLineClient;
 
-  const world = async (...what: string[]) => {
-    const run = await runCli(["world", "--control", control, ...what]);
-    expect(run.stderr, run.stderr).toBe("");
-    expect(run.code).toBe(0);
-    return JSON.parse(run.stdout) as { position?: { lat: number; lon: number } };
-  };
+  const world = async (...what: string[]) =>
+    (await running.world(...what)) as { position?: { lat: number; lon: number } };
   const request = async (req: Record<string, unknown>) =>
-    JSON.parse((await host.transaction(JSON.stringify(req)))!) as {
+    (await running.request(req)) as {
       value?: number;
       count?: number;
       state?: Record<string, unknown>[];
     };
 
   beforeAll(async () => {
-    module = startCli([
-      "module",
-      "--no-flash",
-      "--tcp",
-      "127.0.0.1:0",
-      "--control",
-      "127.0.0.1:0",
-      "--location",
-      "42.3601,-71.0589",
-      "--log-level",
-      "warn",
-    ]);
-    const [, tcpHost, tcpPort] = await module.waitFor(/tcp\s+(\S+):(\d+)/);
-    control = (await module.waitFor(/control\s+(\S+:\d+)/))[1]!;
-    host = await HostLineClient.tcp({ host: tcpHost!, port: Number(tcpPort) });
+    running = await startControlledModule(["--location", "42.3601,-71.0589"]);
+    control = running.control;
   }, 30_000);
 
   afterAll(async () => {
-    await host?.close();
-    expect(await module.stop("SIGTERM")).toBe(0);
+    await running?.stop();
   });
 
   it("reads where --location put the module, and moves it", async () => {

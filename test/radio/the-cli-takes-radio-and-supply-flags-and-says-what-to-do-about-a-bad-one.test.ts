@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { HostLineClient } from "../../hil/HostLineClient.js";
-import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";
+import { runCli } from "../support/cliProcess.js";
+import { startControlledModule, type ControlledModule } from "../support/controlledModule.js";
 
 async function mistake(args: string[], line: RegExp): Promise<void> {
   const run = await runCli(args);
@@ -52,28 +52,15 @@ describe("cardsim module's radio and supply flags", () => {
   });
 
   describe("a running module", () => {
-    let module: CliProcess;
+    let running: ControlledModule;
     let control: string;
-    let host: HostLineClient;
-    const request = async (req: Record<string, unknown>) =>
-      JSON.parse((await host.transaction(JSON.stringify(req)))!) as Record<string, unknown>;
-    const world = async (...what: string[]) => {
-      const run = await runCli(["world", "--control", control, ...what]);
-      expect(run.stderr, run.stderr).toBe("");
-      expect(run.code).toBe(0);
-      return JSON.parse(run.stdout) as Record<string, unknown>;
-    };
+    const request = (req: Record<string, unknown>) => running.request(req);
+    const world = (...what: string[]) => running.world(...what);
 
     beforeAll(async () => {
       const csv = join(dir, "curve.csv");
       writeFileSync(csv, "time,volts\n0,4.1\n30d,3.4\n");
-      module = startCli([
-        "module",
-        "--no-flash",
-        "--tcp",
-        "127.0.0.1:0",
-        "--control",
-        "127.0.0.1:0",
+      running = await startControlledModule([
         "--signal",
         "poor",
         "--latency",
@@ -82,16 +69,11 @@ describe("cardsim module's radio and supply flags", () => {
         "battery",
         "--discharge",
         csv,
-        "--log-level",
-        "warn",
       ]);
-      const [, tcpHost, tcpPort] = await module.waitFor(/tcp\s+(\S+):(\d+)/);
-      control = (await module.waitFor(/control\s+(\S+:\d+)/))[1]!;
-      host = await HostLineClient.tcp({ host: tcpHost!, port: Number(tcpPort) });
+      control = running.control;
     }, 30_000);
     afterAll(async () => {
-      await host?.close();
-      expect(await module.stop("SIGTERM")).toBe(0);
+      await running?.stop();
     });
 
     it("starts with the signal, latency and discharge asked for", async () => {
