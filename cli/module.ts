@@ -23,6 +23,7 @@ import {
   parseInteger,
   parseVariant,
   randomFor,
+  readDischargeCsv,
   type LogOptions,
 } from "./options.js";
 import { onShutdown } from "./shutdown.js";
@@ -516,12 +517,7 @@ async function readDischarge(spec: string) {
       throw new CliError(`--discharge ${(error as Error).message}`);
     }
   }
-  const { readFile } = await import("node:fs/promises");
-  const text = await readFile(spec, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new CliError(
-      `--discharge ${spec}: ${error.code === "ENOENT" ? "no such file" : (error.code ?? error.message)} (give a CSV of time,volts or linear:FROM-TO/TIME)`,
-    );
-  });
+  const text = await readDischargeCsv(spec, "--discharge");
   try {
     return parseDischarge(text);
   } catch (error) {

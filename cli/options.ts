@@ -2,6 +2,7 @@ import { InvalidArgumentError, type Command } from "commander";
 import { randomBytes } from "node:crypto";
 import { SeededRandom } from "../core/SeededRandom.js";
 import { resolveVariant, VARIANTS, type Variant } from "../firmware/Variant.js";
+import { CliError } from "./CliError.js";
 
 /** Parses `HOST:PORT` (`:PORT` and `PORT` mean loopback). */
 export function parseHostPort(value: string): { host: string; port: number } {
@@ -80,4 +81,17 @@ export function addLogOptions<C extends { option: Command["option"] }>(command: 
     "auto",
   );
   return command;
+}
+
+/**
+ * The text of a discharge CSV named on the command line; a file that cannot be read is one line
+ * starting with `label` (`--discharge`, `cardsim world discharge`) that says what to give.
+ */
+export async function readDischargeCsv(spec: string, label: string): Promise<string> {
+  const { readFile } = await import("node:fs/promises");
+  return readFile(spec, "utf8").catch((error: NodeJS.ErrnoException) => {
+    throw new CliError(
+      `${label} ${spec}: ${error.code === "ENOENT" ? "no such file" : (error.code ?? error.message)} (give a CSV of time,volts or linear:FROM-TO/TIME)`,
+    );
+  });
 }

@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { CliError } from "./CliError.js";
-import { parseHostPort } from "./options.js";
+import { parseHostPort, readDischargeCsv } from "./options.js";
 
 /** Where `cardsim module --control` is usually asked to listen, and where `cardsim world` looks. */
 export const DEFAULT_CONTROL = "127.0.0.1:9601";
@@ -122,13 +122,10 @@ async function partChangeFor(what: string[]): Promise<PartChange | undefined> {
       if (spec.trim().toLowerCase().startsWith("linear:"))
         return { path: "/supply", body: { discharge: spec } };
       // A CSV is read here and sent as text: the module may run on another machine.
-      const { readFile } = await import("node:fs/promises");
-      const text = await readFile(spec, "utf8").catch((error: NodeJS.ErrnoException) => {
-        throw new CliError(
-          `cardsim world discharge ${spec}: ${error.code === "ENOENT" ? "no such file" : (error.code ?? error.message)} (give a CSV of time,volts or linear:FROM-TO/TIME)`,
-        );
-      });
-      return { path: "/supply", body: { discharge: text } };
+      return {
+        path: "/supply",
+        body: { discharge: await readDischargeCsv(spec, "cardsim world discharge") },
+      };
     }
     default:
       return undefined;
