@@ -122,6 +122,14 @@ const refuse = (code: string, text: string): SyncRefusal => new SyncRefusal(code
 const expired = (): SyncRefusal =>
   refuse(SYNC_ERRORS.session, "the session token is unknown or expired: open a new session");
 
+/** A notefile the hub sends down to the module (inbound queues, databases; secure ones over TLS only). */
+function movesDown(name: string, secure: boolean): boolean {
+  const kind = notefileKind(name);
+  return (
+    kind !== undefined && kind.direction !== "out" && kind.direction !== "local" && (secure || !kind.secure)
+  );
+}
+
 /**
  * The hub's end of the sync protocol (docs/sync-protocol.md), without HTTP: `handle` takes one
  * message as it arrived (anything JSON can be) and answers the protocol's reply, a refusal
@@ -494,29 +502,17 @@ export class SyncService {
   }
 
   /** Notefiles with changes for the device (hub to module: inbound queues and databases). */
-  /** Notefiles deleted on the hub that the module is to delete too (the kinds it takes from the hub). */
+  /** Notefiles deleted on the hub that the module is to delete too. */
   async #deletedFiles(deviceUid: string, secure: boolean): Promise<string[]> {
-    return (await this.#store.notefiles.deletedNotefiles(deviceUid)).filter((name) => {
-      const kind = notefileKind(name);
-      return (
-        kind !== undefined &&
-        kind.direction !== "out" &&
-        kind.direction !== "local" &&
-        (secure || !kind.secure)
-      );
-    });
+    return (await this.#store.notefiles.deletedNotefiles(deviceUid)).filter((name) =>
+      movesDown(name, secure),
+    );
   }
 
   async #pendingFiles(deviceUid: string, secure: boolean): Promise<string[]> {
-    const out: string[] = [];
-    for (const s of await this.#store.notefiles.summaries(deviceUid, SYNC_TRACKER)) {
-      if (s.changes === 0) continue;
-      const kind = kindOfGoodName(s.fileId);
-      if (kind.direction === "out" || kind.direction === "local") continue;
-      if (kind.secure && !secure) continue;
-      out.push(s.fileId);
-    }
-    return out;
+    return (await this.#store.notefiles.summaries(deviceUid, SYNC_TRACKER))
+      .filter((s) => s.changes > 0 && movesDown(s.fileId, secure))
+      .map((s) => s.fileId);
   }
 
   // --- messages of an open session ---------------------------------------------------------------
