@@ -9,7 +9,7 @@ import { countChanges, DEFAULT_CHANGES_BATCH } from "../storage/noteChanges.js";
 import type { Notefile } from "../storage/Notefile.js";
 import { checkNotefileName, checkTrackerName } from "../storage/notefileNames.js";
 import { isReservedNotefile } from "../../core/notefileNames.js";
-import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import { pendingUpload } from "../sync/SyncState.js";
 import type { RequestTable } from "./RequestTable.js";
 import type { JsonObject } from "../../core/json.js";
 
@@ -35,16 +35,6 @@ function visibleFiles(
  * threshold is not public; the schema's sample (78 pending, `sync:true`) is consistent with it.
  */
 export const SYNC_RECOMMENDED_CHANGES = DEFAULT_CHANGES_BATCH;
-
-/**
- * Changes of a notefile the hub has not received yet: everything after the hub tracker's
- * position (deletes included) in notefiles that go up to the hub; inbound queues and `.dbx`
- * files never have any. The sync engine advances `SYNC_TRACKER` as the hub acknowledges.
- */
-function pendingUpload(notebox: Notebox, file: Notefile): number {
-  if (file.kind.direction !== "out" && file.kind.direction !== "both") return 0;
-  return countChanges(file, notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0, true);
-}
 
 /** `file.*` requests. */
 export const fileRequests: RequestTable = {

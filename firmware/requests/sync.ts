@@ -1,7 +1,6 @@
 import type { JsonObject } from "../../core/json.js";
 import type { ModuleContext } from "../ModuleContext.js";
-import { pendingOutbound as pendingChanges } from "../sync/SyncSchedule.js";
-import { syncState, usageRecord } from "../sync/SyncState.js";
+import { pendingOutbound, syncState, usageRecord } from "../sync/SyncState.js";
 import { NOT_LORA } from "../Variant.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
 import { usageModeInvalid } from "../errors.js";
@@ -18,11 +17,6 @@ export const syncRequests: RequestTable = {
   "card.usage.get": cardUsageGet,
   "card.usage.test": cardUsageTest,
 };
-
-/** Changes of the notefiles that sync, still to be sent to the hub. */
-export function pendingOutbound(module: ModuleContext): number {
-  return pendingChanges(module.notebox);
-}
 
 /**
  * Starts a sync now (`in`: download only, `out`: upload only). Ignored in `off` and `dfu` mode,
@@ -49,7 +43,7 @@ const secondsSince = (module: ModuleContext, at: number | undefined): number | u
 
 function hubSyncStatus({ args, module }: RequestContext): JsonObject {
   const status = module.sync.status();
-  const pending = pendingOutbound(module);
+  const pending = pendingOutbound(module.notebox);
   const box = module.schedule.boxed();
   if (args.bool("sync") && pending > 0 && !status.running && !box)
     module.sync.request({ why: "explicit", out: true });

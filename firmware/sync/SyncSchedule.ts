@@ -1,5 +1,4 @@
 import type { TimerHandle } from "../../core/Clock.js";
-import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import {
   DEFAULT_ON_SECONDS,
   effectiveMode,
@@ -8,8 +7,7 @@ import {
   type SyncMode,
 } from "../config/HubConfig.js";
 import type { ModuleCore } from "../ModuleCore.js";
-import { countChanges } from "../storage/noteChanges.js";
-import type { Notebox } from "../storage/Notebox.js";
+import { pendingOutbound } from "./SyncState.js";
 import { PenaltyBox, type BoxState, type ConnectFailure } from "./PenaltyBox.js";
 import type { SessionOutcome, SyncEngine } from "./SyncEngine.js";
 
@@ -60,17 +58,6 @@ export interface ScheduleHost extends ModuleCore {
   readonly sync: SyncEngine;
   exclusive<T>(task: () => T | Promise<T>): Promise<T>;
   syncRequests(): ReadonlySet<string>;
-}
-
-/** Changes of the notefiles that sync, still to be sent to the hub. */
-export function pendingOutbound(notebox: Notebox): number {
-  let pending = 0;
-  for (const file of notebox.files()) {
-    const direction = file.kind.direction;
-    if (direction === "local" || direction === "in") continue;
-    pending += countChanges(file, notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0, true);
-  }
-  return pending;
 }
 
 /**

@@ -1,4 +1,7 @@
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import { countChanges } from "../storage/noteChanges.js";
 import type { Notebox } from "../storage/Notebox.js";
+import type { Notefile } from "../storage/Notefile.js";
 
 /** Configuration record of what the sync engine keeps in flash. */
 export const SYNC_STATE_KEY = "sync";
@@ -79,4 +82,21 @@ export function addUsage(notebox: Notebox, now: number, traffic: Traffic, secure
   if (secure) total.sessions_secure++;
   else total.sessions_standard++;
   notebox.setConfig(USAGE_KEY, { since: record.since, total, hours });
+}
+
+/**
+ * Changes of a notefile the hub has not received yet: everything after the hub tracker's
+ * position (deletes included) in notefiles that go up to the hub; inbound queues and `.dbx`
+ * files never have any. The sync engine advances `SYNC_TRACKER` as the hub acknowledges.
+ */
+export function pendingUpload(notebox: Notebox, file: Notefile): number {
+  if (file.kind.direction !== "out" && file.kind.direction !== "both") return 0;
+  return countChanges(file, notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0, true);
+}
+
+/** Changes of all the notefiles that sync, still to be sent to the hub. */
+export function pendingOutbound(notebox: Notebox): number {
+  let pending = 0;
+  for (const file of notebox.files()) pending += pendingUpload(notebox, file);
+  return pending;
 }
