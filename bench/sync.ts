@@ -137,18 +137,21 @@ for (let run = 0; run < RUNS; run++) {
   samples.https.push((await syncRate("https")).rate);
   samples.raw.push(await rawRate(local.rows));
 }
-const inProcess = { rate: median(samples.inProcess) };
-const https = { rate: median(samples.https) };
+// Each run's sync is compared with that run's ceiling (measured right after it, on the same
+// disk state), and the medians of those ratios reported.
+const ratio = (rates: number[]) => median(rates.map((r, i) => r / samples.raw[i]!));
+const inProcess = { rate: median(samples.inProcess), ratio: ratio(samples.inProcess) };
+const https = { rate: median(samples.https), ratio: ratio(samples.https) };
 const raw = median(samples.raw);
 const rows = [
   { path: "raw SQLite inserts (ceiling)", "notes/s": fmt(raw), ratio: 1, target: "-" },
   {
     path: "sync in process",
     "notes/s": fmt(inProcess.rate),
-    ratio: fmt(inProcess.rate / raw, 2),
+    ratio: fmt(inProcess.ratio, 2),
     target: ">= 0.5",
   },
-  { path: "sync over HTTPS", "notes/s": fmt(https.rate), ratio: fmt(https.rate / raw, 2), target: ">= 0.25" },
+  { path: "sync over HTTPS", "notes/s": fmt(https.rate), ratio: fmt(https.ratio, 2), target: ">= 0.25" },
 ];
-printTable(`${NOTES} notes through one sync, median of ${RUNS} runs, Node ${process.version}`, rows);
-if (inProcess.rate / raw < 0.5 || https.rate / raw < 0.25) process.exitCode = 1;
+printTable(`${NOTES} notes through one sync, medians of ${RUNS} runs (ratios per run), Node ${process.version}`, rows);
+if (inProcess.ratio < 0.5 || https.ratio < 0.25) process.exitCode = 1;
