@@ -153,5 +153,8 @@ const rows = [
   },
   { path: "sync over HTTPS", "notes/s": fmt(https.rate), ratio: fmt(https.ratio, 2), target: ">= 0.25" },
 ];
-printTable(`${NOTES} notes through one sync, medians of ${RUNS} runs (ratios per run), Node ${process.version}`, rows);
+printTable(
+  `${NOTES} notes through one sync, medians of ${RUNS} runs (ratios per run), Node ${process.version}`,
+  rows,
+);
 if (inProcess.ratio < 0.5 || https.ratio < 0.25) process.exitCode = 1;
