@@ -227,9 +227,16 @@ export async function buildHubApp(
             ((error, type) => app.log.error({ err: error, message: type }, "device sync message failed")),
           onRoutingError:
             options.onRoutingError ?? ((error) => app.log.error({ err: error }, "route delivery failed")),
+          onSmartFleetError:
+            options.onSmartFleetError ??
+            ((error) => app.log.error({ err: error }, "smart fleet rules could not be applied")),
         });
   // Services made here end with the app: route deliveries in flight stop before the store closes.
-  if (!("services" in options)) app.addHook("onClose", () => services.routing.stop());
+  if (!("services" in options))
+    app.addHook("onClose", () => {
+      services.smartFleets.stop();
+      return services.routing.stop();
+    });
 
   app.setErrorHandler((error, request, reply) => {
     const path = request.url.split("?")[0]!;

@@ -5,6 +5,7 @@ import { Authenticator } from "./auth/Authenticator.js";
 import { LoginThrottle } from "./auth/LoginThrottle.js";
 import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
+import { SmartFleets } from "./devices/SmartFleets.js";
 import { DfuService } from "./dfu/DfuService.js";
 import { FirmwareService } from "./dfu/FirmwareService.js";
 import { EventService } from "./events/EventService.js";
@@ -37,6 +38,8 @@ export interface HubServices {
   readonly events: EventService;
   /** Provisioning and registering devices. */
   readonly devices: DeviceService;
+  /** Fleets whose JSONata rule decides, event by event, which devices are in them. */
+  readonly smartFleets: SmartFleets;
   /** Hub-side note changes of a device's notefiles, recorded as events. */
   readonly notes: NoteService;
   /** The hub's end of the device sync protocol (docs/sync-protocol.md). */
@@ -74,6 +77,8 @@ export interface HubServicesOptions {
   routing?: RoutingOptions;
   /** Told of a fault of route delivery (a store failure); delivery goes on. */
   onRoutingError?: (error: unknown) => void;
+  /** Told of a fault while applying smart fleet rules (a store failure); later events go on. */
+  onSmartFleetError?: (error: unknown) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -99,6 +104,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     publicUrl: options.publicUrl ?? (() => "http://localhost"),
     events,
     devices,
+    smartFleets: new SmartFleets(store, clock, events, options.onSmartFleetError ?? (() => undefined)),
     notes: new NoteService(store, events, clock, notifier),
     notifier,
     sync: new SyncService({

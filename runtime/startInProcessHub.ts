@@ -51,6 +51,7 @@ export class InProcessHub {
   }
 
   async close(): Promise<void> {
+    this.services.smartFleets.stop();
     await this.services.routing.stop();
     await this.store.close();
   }

@@ -16,8 +16,8 @@ function fleetSettings(body: BodyReader): FleetSettings {
     if (label.trim() === "") throw errors.fieldInvalid("label", "may not be empty");
     out.label = label;
   }
-  // Smart rules are kept and returned; evaluating them (JSONata over device events) comes with
-  // the device sync, which sees the events.
+  // A smart rule is any text: one that does not parse leaves membership as it is, as the
+  // definition says of a rule that errs (SmartFleets applies the rules to events).
   const rule = body.string("smart_rule", { max: 10_000 });
   if (rule !== undefined) out.smartRule = rule === "" ? null : rule;
   const enabled = body.boolean("smart_rule_enabled");

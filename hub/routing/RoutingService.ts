@@ -17,7 +17,8 @@ import { headerMap, HttpSender, type OutboundResult } from "./HttpSender.js";
 import { brokerUrl, MqttPublisher } from "./MqttPublisher.js";
 import { routeFleets, routeTakesDevice, routeTakesFile } from "./routeFilter.js";
 import { DELIVERED_TYPES, routeFromBody, routeWithChanges } from "./routeSettings.js";
-import { JsonataCache, transformEvent } from "./transforms.js";
+import { JsonataCache } from "../events/JsonataCache.js";
+import { transformEvent } from "./transforms.js";
 
 /**
  * After a failed attempt (no connection, timeout, invalid response, 5xx) the event is tried again

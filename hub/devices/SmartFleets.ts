@@ -1,0 +1,133 @@
+import type { Clock } from "../../core/Clock.js";
+import { eventDocument } from "../events/eventDocument.js";
+import type { EventService } from "../events/EventService.js";
+import { JsonataCache } from "../events/JsonataCache.js";
+import type { HubStore } from "../store/HubStore.js";
+import type { EventRecord, FleetRecord } from "../store/records.js";
+import { StoreError } from "../store/StoreError.js";
+
+/** What a smart fleet's rule says of the device that sent an event. */
+export type RuleVerdict = "add" | "remove" | "unchanged";
+
+/**
+ * The definition's reading of a rule's value (FleetRule): 1 puts the device in the fleet, -1
+ * takes it out, 0, anything else and an error leave it as it is.
+ */
+export function ruleVerdict(value: unknown): RuleVerdict {
+  if (value === 1) return "add";
+  if (value === -1) return "remove";
+  return "unchanged";
+}
+
+/** A fleet whose rule decides who is in it. */
+const isSmart = (f: FleetRecord): f is FleetRecord & { smartRule: string } =>
+  f.smartRuleEnabled && typeof f.smartRule === "string" && f.smartRule.trim() !== "";
+
+/**
+ * Smart fleets: every stored event of a device is shown to the enabled rule (JSONata, on the hub's
+ * clock) of each fleet of its project, as the event's JSON, the document routes see; the device
+ * joins or leaves the fleet as the rule says. Events are taken in the order they were stored, a
+ * batch at a time after their commit (one look at the project's fleets per batch, so a project
+ * without smart fleets costs one query per sync message), and what a batch decides for a device
+ * is written once. Membership changes as through the API: the device's next sync sees its new
+ * fleets' environment.
+ */
+export class SmartFleets {
+  readonly #store: HubStore;
+  readonly #jsonata: JsonataCache;
+  readonly #onError: (error: unknown) => void;
+  readonly #unsubscribe: () => void;
+  #pending: EventRecord[] = [];
+  #draining: Promise<void> | undefined;
+  #stopped = false;
+
+  constructor(store: HubStore, clock: Clock, events: EventService, onError: (error: unknown) => void) {
+    this.#store = store;
+    this.#jsonata = new JsonataCache(() => clock.now());
+    this.#onError = onError;
+    this.#unsubscribe = events.subscribe((event) => this.#take(event));
+  }
+
+  #take(event: EventRecord): void {
+    if (this.#stopped) return;
+    this.#pending.push(event);
+    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
+  }
+
+  async #drain(): Promise<void> {
+    // Let the rest of the committed batch arrive before looking at it.
+    await Promise.resolve();
+    while (this.#pending.length > 0 && !this.#stopped) {
+      const batch = this.#pending;
+      this.#pending = [];
+      try {
+        await this.#apply(batch);
+      } catch (error) {
+        if (!this.#stopped) this.#onError(error);
+      }
+    }
+  }
+
+  async #apply(batch: readonly EventRecord[]): Promise<void> {
+    const byProject = new Map<string, EventRecord[]>();
+    for (const event of batch) {
+      const list = byProject.get(event.projectUid);
+      if (list) list.push(event);
+      else byProject.set(event.projectUid, [event]);
+    }
+    for (const [projectUid, events] of byProject) {
+      const fleets = (await this.#store.projects.listFleets(projectUid)).filter(isSmart);
+      if (fleets.length === 0) continue;
+      // Each device's fleets as the batch goes, and as they were before it.
+      const now = new Map<string, Set<string>>();
+      const before = new Map<string, ReadonlySet<string>>();
+      for (const event of events) {
+        if (this.#stopped) return;
+        let member = now.get(event.deviceUid);
+        if (!member) {
+          const device = await this.#store.devices.getDevice(event.deviceUid);
+          if (!device) continue;
+          before.set(device.uid, new Set(device.fleetUids));
+          member = new Set(device.fleetUids);
+          now.set(device.uid, member);
+        }
+        const doc = eventDocument(event);
+        for (const fleet of fleets) {
+          let value: unknown;
+          try {
+            value = (await this.#jsonata.evaluate(fleet.smartRule, doc)).value;
+          } catch {
+            continue; // An error leaves the membership as it is (FleetRule).
+          }
+          const verdict = ruleVerdict(value);
+          if (verdict === "add") member.add(fleet.uid);
+          else if (verdict === "remove") member.delete(fleet.uid);
+        }
+      }
+      for (const [deviceUid, member] of now) {
+        const was = before.get(deviceUid)!;
+        const add = [...member].filter((uid) => !was.has(uid));
+        const remove = [...was].filter((uid) => !member.has(uid) && fleets.some((f) => f.uid === uid));
+        try {
+          if (add.length > 0) await this.#store.devices.addToFleets(deviceUid, add);
+          if (remove.length > 0) await this.#store.devices.removeFromFleets(deviceUid, remove);
+        } catch (error) {
+          // The fleet or the device was deleted meanwhile: nothing is left to change.
+          if (!(error instanceof StoreError && error.code === "not-found")) throw error;
+        }
+      }
+    }
+  }
+
+  /** Resolves once every event told so far has been through the rules. */
+  async idle(): Promise<void> {
+    while (this.#draining) await this.#draining;
+  }
+
+  /** Stops listening (the hub closing); a batch under way ends at its next event. */
+  stop(): void {
+    this.#stopped = true;
+    this.#pending = [];
+    this.#unsubscribe();
+  }
+}
