@@ -227,14 +227,15 @@ export async function buildHubApp(
             ((error, type) => app.log.error({ err: error, message: type }, "device sync message failed")),
           onRoutingError:
             options.onRoutingError ?? ((error) => app.log.error({ err: error }, "route delivery failed")),
-          onSmartFleetError:
-            options.onSmartFleetError ??
-            ((error) => app.log.error({ err: error }, "smart fleet rules could not be applied")),
+          onFleetError:
+            options.onFleetError ??
+            ((error) => app.log.error({ err: error }, "smart fleet rules or fleet watchdogs failed")),
         });
   // Services made here end with the app: route deliveries in flight stop before the store closes.
   if (!("services" in options))
     app.addHook("onClose", () => {
       services.smartFleets.stop();
+      services.watchdogs.stop();
       return services.routing.stop();
     });
 

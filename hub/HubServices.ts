@@ -5,6 +5,7 @@ import { Authenticator } from "./auth/Authenticator.js";
 import { LoginThrottle } from "./auth/LoginThrottle.js";
 import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
+import { FleetWatchdogs } from "./devices/FleetWatchdogs.js";
 import { SmartFleets } from "./devices/SmartFleets.js";
 import { DfuService } from "./dfu/DfuService.js";
 import { FirmwareService } from "./dfu/FirmwareService.js";
@@ -40,6 +41,8 @@ export interface HubServices {
   readonly devices: DeviceService;
   /** Fleets whose JSONata rule decides, event by event, which devices are in them. */
   readonly smartFleets: SmartFleets;
+  /** Fleets' watchdogs: an event for each member silent for `watchdog_mins`. */
+  readonly watchdogs: FleetWatchdogs;
   /** Hub-side note changes of a device's notefiles, recorded as events. */
   readonly notes: NoteService;
   /** The hub's end of the device sync protocol (docs/sync-protocol.md). */
@@ -77,8 +80,8 @@ export interface HubServicesOptions {
   routing?: RoutingOptions;
   /** Told of a fault of route delivery (a store failure); delivery goes on. */
   onRoutingError?: (error: unknown) => void;
-  /** Told of a fault while applying smart fleet rules (a store failure); later events go on. */
-  onSmartFleetError?: (error: unknown) => void;
+  /** Told of a fault of smart fleet rules or fleet watchdogs (a store failure); they go on. */
+  onFleetError?: (error: unknown) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -94,6 +97,8 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const dfu = new DfuService(store, clock, firmware);
   // Before the sync, which proxies the modules' web requests through it.
   const routing = new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing);
+  const onFleetError = options.onFleetError ?? (() => undefined);
+  const watchdogs = new FleetWatchdogs(store, clock, events, onFleetError);
   return {
     store,
     clock,
@@ -104,7 +109,8 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     publicUrl: options.publicUrl ?? (() => "http://localhost"),
     events,
     devices,
-    smartFleets: new SmartFleets(store, clock, events, options.onSmartFleetError ?? (() => undefined)),
+    smartFleets: new SmartFleets(store, clock, events, onFleetError, () => watchdogs.changed()),
+    watchdogs,
     notes: new NoteService(store, events, clock, notifier),
     notifier,
     sync: new SyncService({

@@ -52,6 +52,7 @@ export class InProcessHub {
 
   async close(): Promise<void> {
     this.services.smartFleets.stop();
+    this.services.watchdogs.stop();
     await this.services.routing.stop();
     await this.store.close();
   }

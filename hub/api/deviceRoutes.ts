@@ -31,7 +31,7 @@ export function deviceFilter(ctx: ProjectContext): DeviceFilter {
 
 /** The Device API rows that are not notes, environment variables or fleets. */
 export function registerDeviceRoutes(router: HubRouter): void {
-  const { store, devices } = router.services;
+  const { store, devices, watchdogs } = router.services;
   const P = "/v1/projects/:projectUID";
   const D = `${P}/devices/:deviceUID`;
 
@@ -179,13 +179,17 @@ export function registerDeviceRoutes(router: HubRouter): void {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const fleetUids = ctx.body().stringArray("fleet_uids", { required: true, max: 100 })!;
     for (const uid of fleetUids) await resolveFleet(ctx, uid);
-    return fleetsOf(await store.devices.addToFleets(device.uid, fleetUids));
+    const fleets = await store.devices.addToFleets(device.uid, fleetUids);
+    watchdogs.changed();
+    return fleetsOf(fleets);
   });
 
   router.project("DELETE", `${D}/fleets`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const fleetUids = ctx.body().stringArray("fleet_uids", { required: true, max: 100 })!;
     for (const uid of fleetUids) await resolveFleet(ctx, uid);
-    return fleetsOf(await store.devices.removeFromFleets(device.uid, fleetUids));
+    const fleets = await store.devices.removeFromFleets(device.uid, fleetUids);
+    watchdogs.changed();
+    return fleetsOf(fleets);
   });
 }

@@ -37,7 +37,7 @@ function fleetSettings(body: BodyReader): FleetSettings {
 
 /** Fleets of a project: create, list, get, update (with membership), delete. */
 export function registerFleetRoutes(router: HubRouter): void {
-  const { store, ids } = router.services;
+  const { store, ids, watchdogs } = router.services;
   const P = "/v1/projects/:projectUID";
 
   router.project("GET", `${P}/fleets`, "viewer", async (ctx) => {
@@ -64,6 +64,7 @@ export function registerFleetRoutes(router: HubRouter): void {
         connectivityAssurance: settings.connectivityAssurance ?? null,
       };
       await store.projects.createFleet(fleet);
+      watchdogs.changed();
       return fleetView(fleet, []);
     },
     { status: 201 },
@@ -88,6 +89,7 @@ export function registerFleetRoutes(router: HubRouter): void {
     const remove = await resolveAll("removeDevices");
     try {
       const updated = await store.projects.updateFleet(fleet.uid, settings, { add, remove });
+      watchdogs.changed();
       return fleetView(updated, await store.env.get({ kind: "fleet", uid: fleet.uid }));
     } catch (e) {
       if (e instanceof StoreError && e.code === "not-found") throw errors.fleetNotFound(fleet.uid);
@@ -98,6 +100,7 @@ export function registerFleetRoutes(router: HubRouter): void {
   router.project("DELETE", `${P}/fleets/:fleetUID`, "developer", async (ctx) => {
     const fleet = await resolveFleet(ctx, ctx.params.fleetUID!);
     await store.projects.deleteFleet(fleet.uid);
+    watchdogs.changed();
     ctx.reply.code(204);
     return undefined;
   });

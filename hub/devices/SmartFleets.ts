@@ -36,15 +36,24 @@ export class SmartFleets {
   readonly #store: HubStore;
   readonly #jsonata: JsonataCache;
   readonly #onError: (error: unknown) => void;
+  readonly #onMembership: () => void;
   readonly #unsubscribe: () => void;
   #pending: EventRecord[] = [];
   #draining: Promise<void> | undefined;
   #stopped = false;
 
-  constructor(store: HubStore, clock: Clock, events: EventService, onError: (error: unknown) => void) {
+  /** `onMembership`: told after the rules moved a device in or out of a fleet. */
+  constructor(
+    store: HubStore,
+    clock: Clock,
+    events: EventService,
+    onError: (error: unknown) => void,
+    onMembership: () => void = () => undefined,
+  ) {
     this.#store = store;
     this.#jsonata = new JsonataCache(() => clock.now());
     this.#onError = onError;
+    this.#onMembership = onMembership;
     this.#unsubscribe = events.subscribe((event) => this.#take(event));
   }
 
@@ -111,6 +120,7 @@ export class SmartFleets {
         try {
           if (add.length > 0) await this.#store.devices.addToFleets(deviceUid, add);
           if (remove.length > 0) await this.#store.devices.removeFromFleets(deviceUid, remove);
+          if (add.length + remove.length > 0) this.#onMembership();
         } catch (error) {
           // The fleet or the device was deleted meanwhile: nothing is left to change.
           if (!(error instanceof StoreError && error.code === "not-found")) throw error;
