@@ -1,0 +1,177 @@
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import type { JsonObject } from "../../core/json.js";
+
+type JsonValue = unknown;
+import type { Exchanged, HubLink } from "../../firmware/radio/HubLink.js";
+import { SimHubLink } from "../../firmware/radio/SimHubLink.js";
+import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
+import type { SimulatedModule } from "../../runtime/SimulatedModule.js";
+import { SyncWorld } from "./support/syncWorld.js";
+
+/** What happens to the reply to the chosen message of a sync. */
+type Damage =
+  | { kind: "replace"; value: JsonValue }
+  | { kind: "set"; field: string; value: JsonValue }
+  | { kind: "drop"; field: string };
+
+/** Fields the protocol's replies carry (docs/sync-protocol.md), and one it never does. */
+const FIELDS = [
+  "v",
+  "err",
+  "time",
+  "challenge",
+  "known",
+  "session",
+  "token",
+  "tracker",
+  "reset",
+  "env",
+  "files",
+  "signals",
+  "deleted",
+  "merged",
+  "notes",
+  "since",
+  "until",
+  "more",
+  "changes",
+  "zone",
+  "stranger",
+];
+
+const damage: fc.Arbitrary<Damage> = fc.oneof(
+  fc.record({
+    kind: fc.constant("replace" as const),
+    value: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>,
+  }),
+  fc.record({
+    kind: fc.constant("set" as const),
+    field: fc.constantFrom(...FIELDS),
+    value: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>,
+  }),
+  fc.record({ kind: fc.constant("drop" as const), field: fc.constantFrom(...FIELDS) }),
+);
+
+/**
+ * The module's link to the world's hub in process, damaging the reply to the `at`-th message
+ * while armed. The hub has acted on the request; only what the module hears is wrong.
+ */
+class DamagingLink implements HubLink {
+  readonly secure = true;
+  readonly #inner: SimHubLink;
+  #armed: { at: number; damage: Damage } | undefined;
+  #seen = 0;
+  damaged: string | undefined;
+
+  constructor(world: SyncWorld) {
+    this.#inner = new SimHubLink(
+      (request, bytes) => world.services.sync.handle(request, { secure: true, bytes }),
+      {
+        clock: world.clock,
+      },
+    );
+  }
+
+  arm(at: number, d: Damage): void {
+    this.#armed = { at, damage: d };
+    this.#seen = 0;
+    this.damaged = undefined;
+  }
+
+  disarm(): void {
+    this.#armed = undefined;
+  }
+
+  async exchange(request: ProtocolRequest): Promise<Exchanged> {
+    const exchanged = await this.#inner.exchange(request);
+    const armed = this.#armed;
+    if (!armed || this.#seen++ !== armed.at) return exchanged;
+    this.damaged = request.type;
+    const reply = { ...(exchanged.reply as unknown as JsonObject) };
+    const d = armed.damage;
+    let damaged: unknown = reply;
+    if (d.kind === "replace") damaged = d.value;
+    else if (d.kind === "set") reply[d.field] = d.value;
+    else delete reply[d.field];
+    return { ...exchanged, reply: damaged as ProtocolReply };
+  }
+}
+
+/** Sensor readings the module sends and the commands the hub has for it, both numbered. */
+async function work(world: SyncWorld, sim: SimulatedModule, round: number): Promise<void> {
+  for (let i = 0; i < 3; i++)
+    await world.req(sim, { req: "note.add", file: "sensors.qo", body: { round, i } });
+  await world.req(sim, { req: "note.update", file: "config.db", note: "mode", body: { round } });
+  const device = await world.device(sim);
+  await world.services.notes.add(device, "commands.qi", null, { body: { round }, payload: null });
+}
+
+/** The commands the host has read so far (each read once). */
+async function commands(sim: SimulatedModule): Promise<number[]> {
+  const got: number[] = [];
+  for (;;) {
+    const reply = await sim.module.request({ req: "note.get", file: "commands.qi", delete: true });
+    if (reply?.["err"]) return got;
+    got.push((reply?.["body"] as { round: number }).round);
+  }
+}
+
+describe("a module whose hub answers nonsense", () => {
+  it("keeps answering its host, and a clean sync after brings every note over once, in order", async () => {
+    const world = await SyncWorld.start("in-process");
+    try {
+      const link = new DamagingLink(world);
+      const sim = await world.module({ hub: { link, product: world.productUid } });
+      await world.sync(sim);
+      let round = 0;
+      let damagedRounds = 0;
+      const read: number[] = [];
+      await fc.assert(
+        fc.asyncProperty(fc.nat({ max: 12 }), damage, async (at, d) => {
+          round++;
+          await work(world, sim, round);
+          link.arm(at, d);
+          await world.req(sim, { req: "hub.sync", allow: true });
+          await sim.module.sync.idle();
+          // Whatever it heard, the module answers its host.
+          expect(await world.req(sim, { req: "card.version" })).toHaveProperty("version");
+          const status = await world.req(sim, { req: "hub.sync.status" });
+          expect(typeof status["status"]).toBe("string");
+          if (link.damaged) damagedRounds++;
+          link.disarm();
+          // A clean sync (any penalty box lifted) brings everything over.
+          let clean = await world.sync(sim, { allow: true });
+          if (!String(clean["status"]).includes("{sync-end}")) clean = await world.sync(sim, { allow: true });
+          expect(
+            clean["status"],
+            `after ${link.damaged ?? "no"} reply damaged: ${JSON.stringify(d)}`,
+          ).toMatch(/\{sync-end\}/);
+          read.push(...(await commands(sim)));
+          expect(sim.module.notebox.file("sensors.qo")?.notes.size ?? 0).toBe(0);
+        }),
+        { numRuns: 100, seed: 20261127 },
+      );
+      // Every reading reached the hub exactly once; every command reached the host at most once.
+      const sensors = (await world.events(sim))
+        .filter((e) => e.file === "sensors.qo")
+        .map((e) => {
+          const b = e.data["body"] as { round: number; i: number };
+          return `${b.round}/${b.i}`;
+        });
+      const expected = Array.from({ length: round }, (_, r) => [0, 1, 2].map((i) => `${r + 1}/${i}`)).flat();
+      expect(sensors.sort()).toEqual(expected.sort());
+      // Every command reached the host once, in order: a damaged reply never made the module take
+      // (and acknowledge) something other than what the hub sent.
+      expect(read).toEqual(Array.from({ length: round }, (_, r) => r + 1));
+      const device = await world.device(sim);
+      expect(await world.services.store.notefiles.getNote(device.uid, "config.db", "mode")).toMatchObject({
+        body: { round },
+      });
+      // Most rounds did damage a reply (a sync has fewer messages than the highest index drawn).
+      expect(damagedRounds).toBeGreaterThan(round / 2);
+    } finally {
+      await world.close();
+    }
+  });
+});
