@@ -12,6 +12,7 @@ import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
+import { registerWebhookEventRoutes } from "./api/webhookEventRoutes.js";
 import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
 import { registerEventRoutes } from "./api/eventRoutes.js";
@@ -274,6 +275,7 @@ export async function buildHubApp(
   registerProjectRoutes(router);
   registerFleetRoutes(router);
   registerDeviceRoutes(router);
+  registerWebhookEventRoutes(router);
   registerEnvRoutes(router);
   registerNoteRoutes(router);
   registerDeviceSyncRoutes(router);

@@ -127,6 +127,12 @@ export const ENDPOINTS: Endpoint[] = [
     access: "developer",
     body: { product_uid: "{PR}" },
   },
+  {
+    method: "POST",
+    path: "/v1/products/{PR}/devices/{D}/webhook-event",
+    access: "developer",
+    body: { file: "data.qo", body: { a: 1 } },
+  },
   // notes and notefiles
   {
     method: "POST",
