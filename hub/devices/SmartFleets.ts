@@ -95,7 +95,8 @@ export class SmartFleets {
         let member = now.get(event.deviceUid);
         if (!member) {
           const device = await this.#store.devices.getDevice(event.deviceUid);
-          if (!device) continue;
+          // Gone, or provisioned into another project since: not this project's to move.
+          if (!device || device.projectUid !== projectUid) continue;
           before.set(device.uid, new Set(device.fleetUids));
           member = new Set(device.fleetUids);
           now.set(device.uid, member);
