@@ -23,8 +23,9 @@ const HUB_MEMBERS = new Set([
 ]);
 
 /**
- * The definition's legacy webhook endpoint (CreateLegacyWebhookEvent): a service that is not a
- * module posts a Note-shaped object as an event of a device, which is provisioned into the
+ * The definition's legacy webhook endpoint (CreateLegacyWebhookEvent) and its external-device
+ * twin (CreateEventExtDevice): a service that is not a module posts a Note-shaped object (an
+ * Event object) as an event of a device, which is provisioned into the
  * product's project if the hub does not know it yet. `file` names the notefile (an outbound
  * queue: the event stands for what a device sent), `body` and `payload` (base64) are the note's,
  * `when` (epoch seconds) is when it was captured, and any other member (`sn`, `where_lat`,
@@ -34,63 +35,61 @@ const HUB_MEMBERS = new Set([
 export function registerWebhookEventRoutes(router: HubRouter): void {
   const { store, devices, events } = router.services;
 
-  router.project(
-    "POST",
-    "/v1/products/:productUID/devices/:deviceUID/webhook-event",
-    "developer",
-    async (ctx) => {
-      const deviceUid = ctx.params.deviceUID!;
-      if (!DEVICE_UID.test(deviceUid)) throw errors.invalidDeviceUid(deviceUid);
-      const body = ctx.body();
-      const note = body.fields;
-      const file = body.string("file", { required: true })!;
-      const fault = notefileNameFault(file);
-      if (fault) throw errors.fieldInvalid("file", `is not a notefile name (${fault})`);
-      const kind = kindOfGoodName(file);
-      if (!kind.queue || kind.direction !== "out") {
-        throw errors.fieldInvalid(
-          "file",
-          "must name an outbound queue (.qo or .qos): the event stands for a device's note",
-        );
-      }
-      const content = body.object("body");
-      const payload = body.string("payload");
-      if (payload !== undefined && !decodeBase64(payload))
-        throw errors.fieldInvalid("payload", "is not base64");
-      const when = note["when"];
-      if (
-        when !== undefined &&
-        when !== null &&
-        (typeof when !== "number" || !Number.isFinite(when) || when < 0)
-      ) {
-        throw errors.fieldType("when", "epoch seconds");
-      }
-      const productUid = ctx.params.productUID!;
-      let device = await store.devices.getDevice(deviceUid);
-      if (!device || device.projectUid !== ctx.project.uid) {
-        device = await devices.provision(ctx.project.uid, deviceUid, { productUid });
-      }
-      const data: JsonObject = {};
-      for (const [key, value] of Object.entries(note)) {
-        if (!HUB_MEMBERS.has(key) && value !== null) data[key] = value;
-      }
-      Object.assign(data, {
-        req: "note.add",
-        app: device.projectUid,
-        product: device.productUid,
-        best_id: device.serialNumber ?? device.uid,
-      });
-      if (device.serialNumber && data["sn"] === undefined) data["sn"] = device.serialNumber;
-      if (content !== undefined) data["body"] = content;
-      if (payload !== undefined) data["payload"] = payload;
-      await events.record({
-        projectUid: device.projectUid,
-        deviceUid: device.uid,
-        file,
-        data,
-        ...(typeof when === "number" ? { whenSec: Math.floor(when) } : {}),
-      });
-      return {};
-    },
-  );
+  const handler: Parameters<HubRouter["project"]>[3] = async (ctx) => {
+    const deviceUid = ctx.params.deviceUID!;
+    if (!DEVICE_UID.test(deviceUid)) throw errors.invalidDeviceUid(deviceUid);
+    const body = ctx.body();
+    const note = body.fields;
+    const file = body.string("file", { required: true })!;
+    const fault = notefileNameFault(file);
+    if (fault) throw errors.fieldInvalid("file", `is not a notefile name (${fault})`);
+    const kind = kindOfGoodName(file);
+    if (!kind.queue || kind.direction !== "out") {
+      throw errors.fieldInvalid(
+        "file",
+        "must name an outbound queue (.qo or .qos): the event stands for a device's note",
+      );
+    }
+    const content = body.object("body");
+    const payload = body.string("payload");
+    if (payload !== undefined && !decodeBase64(payload))
+      throw errors.fieldInvalid("payload", "is not base64");
+    const when = note["when"];
+    if (
+      when !== undefined &&
+      when !== null &&
+      (typeof when !== "number" || !Number.isFinite(when) || when < 0)
+    ) {
+      throw errors.fieldType("when", "epoch seconds");
+    }
+    const productUid = ctx.params.productUID!;
+    let device = await store.devices.getDevice(deviceUid);
+    if (!device || device.projectUid !== ctx.project.uid) {
+      device = await devices.provision(ctx.project.uid, deviceUid, { productUid });
+    }
+    const data: JsonObject = {};
+    for (const [key, value] of Object.entries(note)) {
+      if (!HUB_MEMBERS.has(key) && value !== null) data[key] = value;
+    }
+    Object.assign(data, {
+      req: "note.add",
+      app: device.projectUid,
+      product: device.productUid,
+      best_id: device.serialNumber ?? device.uid,
+    });
+    if (device.serialNumber && data["sn"] === undefined) data["sn"] = device.serialNumber;
+    if (content !== undefined) data["body"] = content;
+    if (payload !== undefined) data["payload"] = payload;
+    await events.record({
+      projectUid: device.projectUid,
+      deviceUid: device.uid,
+      file,
+      data,
+      ...(typeof when === "number" ? { whenSec: Math.floor(when) } : {}),
+    });
+    return {};
+  };
+  router.project("POST", "/v1/products/:productUID/devices/:deviceUID/webhook-event", "developer", handler);
+  // CreateEventExtDevice: the same for an external device, its body an Event object.
+  router.project("POST", "/v1/products/:productUID/ext-devices/:deviceUID/event", "developer", handler);
 }

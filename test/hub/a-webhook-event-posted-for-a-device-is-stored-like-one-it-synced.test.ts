@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { expectErrorBody, TestHub } from "./support/hubFixture.js";
 
-describe("the legacy webhook-event endpoint", () => {
+describe.each([
+  ["the legacy webhook-event endpoint", "devices/{D}/webhook-event"],
+  ["the external-device event endpoint", "ext-devices/{D}/event"],
+])("%s", (_name, path) => {
   let hub: TestHub;
   const url = (device: string, product = hub.productUid) =>
-    `/v1/products/${product}/devices/${device}/webhook-event`;
+    `/v1/products/${product}/${path.replace("{D}", device)}`;
 
   beforeAll(async () => {
     hub = await TestHub.start();

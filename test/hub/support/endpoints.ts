@@ -133,6 +133,12 @@ export const ENDPOINTS: Endpoint[] = [
     access: "developer",
     body: { file: "data.qo", body: { a: 1 } },
   },
+  {
+    method: "POST",
+    path: "/v1/products/{PR}/ext-devices/{D}/event",
+    access: "developer",
+    body: { file: "data.qo", body: { a: 1 } },
+  },
   // notes and notefiles
   {
     method: "POST",
