@@ -1,6 +1,6 @@
 import * as errors from "../errors.js";
 import type { BodyReader } from "./BodyReader.js";
-import type { FleetRecord } from "../store/records.js";
+import { newFleet, type FleetRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { HubRouter } from "./HubRouter.js";
 import { resolveDevice, resolveFleet } from "./resolve.js";
@@ -53,16 +53,10 @@ export function registerFleetRoutes(router: HubRouter): void {
     async (ctx) => {
       const settings = fleetSettings(ctx.body());
       if (settings.label === undefined) throw errors.fieldRequired("label");
-      const fleet: FleetRecord = {
-        uid: ids.fleetUid(),
-        projectUid: ctx.project.uid,
-        label: settings.label,
-        created: ctx.now,
-        smartRule: settings.smartRule ?? null,
-        smartRuleEnabled: settings.smartRuleEnabled ?? false,
-        watchdogMins: settings.watchdogMins ?? 0,
-        connectivityAssurance: settings.connectivityAssurance ?? null,
-      };
+      const fleet = newFleet(
+        { uid: ids.fleetUid(), projectUid: ctx.project.uid, label: settings.label, created: ctx.now },
+        settings,
+      );
       await store.projects.createFleet(fleet);
       watchdogs.changed();
       return fleetView(fleet, []);

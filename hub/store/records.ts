@@ -72,6 +72,20 @@ export interface FleetRecord {
   connectivityAssurance: boolean | null;
 }
 
+/** A new fleet: no smart rule, no watchdog, connectivity assurance unset, unless `settings` say. */
+export function newFleet(
+  identity: Pick<FleetRecord, "uid" | "projectUid" | "label" | "created">,
+  settings: Partial<Omit<FleetRecord, "uid" | "projectUid" | "label" | "created">> = {},
+): FleetRecord {
+  return {
+    ...identity,
+    smartRule: settings.smartRule ?? null,
+    smartRuleEnabled: settings.smartRuleEnabled ?? false,
+    watchdogMins: settings.watchdogMins ?? 0,
+    connectivityAssurance: settings.connectivityAssurance ?? null,
+  };
+}
+
 /** A location as the device record shows it (`when` in epoch seconds). */
 export interface LocationRecord {
   whenSec: number;

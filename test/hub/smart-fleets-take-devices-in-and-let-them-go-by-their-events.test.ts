@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { ruleVerdict } from "../../hub/devices/SmartFleets.js";
-import type { FleetRecord } from "../../hub/store/records.js";
+import { newFleet, type FleetRecord } from "../../hub/store/records.js";
 import type { SimulatedModule } from "../../runtime/SimulatedModule.js";
 import { SyncWorld } from "../sync/support/syncWorld.js";
 
@@ -14,16 +14,10 @@ afterEach(async () => {
 });
 
 async function fleet(w: SyncWorld, label: string, rule: string | null, enabled = true): Promise<FleetRecord> {
-  const record: FleetRecord = {
-    uid: w.services.ids.fleetUid(),
-    projectUid: w.projectUid,
-    label,
-    created: w.clock.now(),
-    smartRule: rule,
-    smartRuleEnabled: enabled,
-    watchdogMins: 0,
-    connectivityAssurance: null,
-  };
+  const record = newFleet(
+    { uid: w.services.ids.fleetUid(), projectUid: w.projectUid, label, created: w.clock.now() },
+    { smartRule: rule, smartRuleEnabled: enabled },
+  );
   await w.services.store.projects.createFleet(record);
   return record;
 }

@@ -1,7 +1,12 @@
 import { eventDocument } from "../../../../hub/events/eventDocument.js";
 import { SeededRandom } from "../../../../core/SeededRandom.js";
 import { randomInt } from "../../../../core/Random.js";
-import type { EventRecord, EventSortKey, FleetRecord } from "../../../../hub/store/records.js";
+import {
+  newFleet,
+  type EventRecord,
+  type EventSortKey,
+  type FleetRecord,
+} from "../../../../hub/store/records.js";
 import type { TestHub } from "../../support/hubFixture.js";
 
 /** 2026-01-05T00:00:00Z, a Monday: the first captured second of the world's events. */
@@ -44,16 +49,12 @@ export class EventWorld {
   }
 
   async #fleet(label: string): Promise<FleetRecord> {
-    const fleet: FleetRecord = {
+    const fleet = newFleet({
       uid: this.hub.ids.fleetUid(),
       projectUid: this.hub.projectUid,
       label,
       created: this.hub.clock.now(),
-      smartRule: null,
-      smartRuleEnabled: false,
-      watchdogMins: 0,
-      connectivityAssurance: null,
-    };
+    });
     await this.hub.store.projects.createFleet(fleet);
     return fleet;
   }
