@@ -12,16 +12,6 @@ afterEach(async () => {
   world = undefined;
 });
 
-/** A request to the hub's API as its admin; the JSON answer. */
-async function api(w: SyncWorld, method: string, path: string, body?: unknown): Promise<JsonObject> {
-  const res = await fetch(`${w.hub.url}/v1/projects/${w.projectUid}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${w.hub.credentials.token}`, "content-type": "application/json" },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-  });
-  return res.status === 204 ? {} : ((await res.json()) as JsonObject);
-}
-
 /** Minutes after `start` of each watchdog event of the module, in order. */
 async function barks(w: SyncWorld, sim: SimulatedModule, start: number): Promise<number[]> {
   await w.services.watchdogs.idle();
@@ -42,9 +32,9 @@ describe("a fleet's watchdog", () => {
     world = await SyncWorld.start("in-process");
     const sim = await silentModule(world);
     const start = world.clock.now();
-    await api(world, "POST", "/fleets", { label: "watched", watchdog_mins: 60 });
-    const fleets = ((await api(world, "GET", "/fleets"))["fleets"] as JsonObject[]).map((f) => f["uid"]);
-    await api(world, "PUT", `/devices/${sim.module.deviceUid}/fleets`, { fleet_uids: fleets });
+    await world.api("POST", "/fleets", { label: "watched", watchdog_mins: 60 });
+    const fleets = ((await world.api("GET", "/fleets"))["fleets"] as JsonObject[]).map((f) => f["uid"]);
+    await world.api("PUT", `/devices/${sim.module.deviceUid}/fleets`, { fleet_uids: fleets });
     await world.clock.advance(59 * MINUTE);
     expect(await barks(world, sim, start)).toEqual([]);
     await world.clock.advance(MINUTE);
@@ -67,17 +57,17 @@ describe("a fleet's watchdog", () => {
     world = await SyncWorld.start("in-process");
     const sim = await silentModule(world);
     const start = world.clock.now();
-    const hourly = (await api(world, "POST", "/fleets", { label: "hourly", watchdog_mins: 60 }))["uid"];
-    const half = (await api(world, "POST", "/fleets", { label: "half", watchdog_mins: 30 }))["uid"];
-    await api(world, "PUT", `/devices/${sim.module.deviceUid}/fleets`, { fleet_uids: [hourly, half] });
+    const hourly = (await world.api("POST", "/fleets", { label: "hourly", watchdog_mins: 60 }))["uid"];
+    const half = (await world.api("POST", "/fleets", { label: "half", watchdog_mins: 30 }))["uid"];
+    await world.api("PUT", `/devices/${sim.module.deviceUid}/fleets`, { fleet_uids: [hourly, half] });
     await world.clock.advance(90 * MINUTE);
     expect(await barks(world, sim, start)).toEqual([30, 60, 90]);
     // The short watchdog off: the hourly one goes on from the last report.
-    await api(world, "PUT", `/fleets/${String(half)}`, { watchdog_mins: 0 });
+    await world.api("PUT", `/fleets/${String(half)}`, { watchdog_mins: 0 });
     await world.clock.advance(60 * MINUTE);
     expect(await barks(world, sim, start)).toEqual([30, 60, 90, 150]);
     // Out of the fleet: nothing more.
-    await api(world, "DELETE", `/devices/${sim.module.deviceUid}/fleets`, { fleet_uids: [hourly] });
+    await world.api("DELETE", `/devices/${sim.module.deviceUid}/fleets`, { fleet_uids: [hourly] });
     await world.clock.advance(180 * MINUTE);
     expect(await barks(world, sim, start)).toEqual([30, 60, 90, 150]);
   });
@@ -86,7 +76,7 @@ describe("a fleet's watchdog", () => {
     world = await SyncWorld.start("in-process");
     const sim = await silentModule(world);
     const start = world.clock.now();
-    await api(world, "POST", "/fleets", { label: "plain" });
+    await world.api("POST", "/fleets", { label: "plain" });
     await world.clock.advance(7 * 24 * 60 * MINUTE);
     expect(await barks(world, sim, start)).toEqual([]);
   });

@@ -93,18 +93,7 @@ describe("smart fleets", () => {
     world = await SyncWorld.start("in-process");
     const sim = await world.module();
     await world.sync(sim);
-    const http = async (method: string, path: string, body?: unknown) => {
-      const res = await fetch(`${world!.hub.url}/v1/projects/${world!.projectUid}${path}`, {
-        method,
-        headers: {
-          authorization: `Bearer ${world!.hub.credentials.token}`,
-          "content-type": "application/json",
-        },
-        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      });
-      return (await res.json()) as Record<string, unknown>;
-    };
-    const made = await http("POST", "/fleets", {
+    const made = await world.api("POST", "/fleets", {
       label: "named",
       // The event's own members and the hub's clock ($millis) are what the rule sees.
       smart_rule: `device = "${sim.module.deviceUid}" and $millis() = ${world.clock.now()} ? 1 : 0`,
@@ -112,9 +101,9 @@ describe("smart fleets", () => {
     });
     const uid = made["uid"] as string;
     expect(await reading(world, sim, 20)).toEqual([uid]);
-    await http("PUT", `/fleets/${uid}`, { smart_rule: "-1" });
+    await world.api("PUT", `/fleets/${uid}`, { smart_rule: "-1" });
     expect(await reading(world, sim, 20)).toEqual([]);
-    const fleets = await http("GET", `/devices/${sim.module.deviceUid}/fleets`);
+    const fleets = await world.api("GET", `/devices/${sim.module.deviceUid}/fleets`);
     expect(fleets["fleets"]).toEqual([]);
   });
 });

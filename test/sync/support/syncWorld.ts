@@ -149,6 +149,16 @@ export class SyncWorld {
     );
   }
 
+  /** A request to the hub's project API as its admin, over HTTP: the JSON answer (`{}` for 204). */
+  async api(method: string, path: string, body?: unknown): Promise<JsonObject> {
+    const res = await fetch(`${this.hub.url}/v1/projects/${this.projectUid}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${this.hub.credentials.token}`, "content-type": "application/json" },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    });
+    return res.status === 204 ? {} : ((await res.json()) as JsonObject);
+  }
+
   /** The module's device record on the hub. */
   async device(sim: SimulatedModule): Promise<DeviceRecord> {
     const device = await this.services.store.devices.getDevice(sim.module.deviceUid);
