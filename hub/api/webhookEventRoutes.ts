@@ -5,8 +5,8 @@ import { DEVICE_UID } from "../devices/deviceUid.js";
 import * as errors from "../errors.js";
 import type { HubRouter } from "./HubRouter.js";
 
-/** Members of an event the hub itself writes: a webhook's note cannot set them. */
-const HUB_MEMBERS = new Set([
+/** Members not copied as given: those the hub writes itself, and those read into their own place. */
+const NOT_COPIED = new Set([
   "event",
   "device",
   "file",
@@ -69,7 +69,7 @@ export function registerWebhookEventRoutes(router: HubRouter): void {
     }
     const data: JsonObject = {};
     for (const [key, value] of Object.entries(note)) {
-      if (!HUB_MEMBERS.has(key) && value !== null) data[key] = value;
+      if (!NOT_COPIED.has(key) && value !== null) data[key] = value;
     }
     Object.assign(data, {
       req: "note.add",

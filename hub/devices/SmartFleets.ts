@@ -117,7 +117,8 @@ export class SmartFleets {
       for (const [deviceUid, member] of now) {
         const was = before.get(deviceUid)!;
         const add = [...member].filter((uid) => !was.has(uid));
-        const remove = [...was].filter((uid) => !member.has(uid) && fleets.some((f) => f.uid === uid));
+        // Only a smart fleet's rule ever deletes from `member`: other fleets are left as they were.
+        const remove = [...was].filter((uid) => !member.has(uid));
         try {
           if (add.length > 0) await this.#store.devices.addToFleets(deviceUid, add);
           if (remove.length > 0) await this.#store.devices.removeFromFleets(deviceUid, remove);

@@ -17,7 +17,8 @@ describe.each([
   });
 
   it("provisions an unknown device and stores the note as its event, with the note's own members", async () => {
-    const res = await hub.post(url("dev:webhook1"), {
+    // The note's own members, which the event keeps as given.
+    const note = {
       file: "data.qo",
       body: { key: "value" },
       payload: "SGVsbG8sIFdvcmxkIQ==",
@@ -25,27 +26,20 @@ describe.each([
       sn: "pump-7",
       where_lat: 59.9,
       where_lon: 10.7,
-      // Members the hub writes itself are not taken from the note.
-      event: "forged",
-      app: "app:elsewhere",
-    });
+    };
+    // Members the hub writes itself are not taken from the note.
+    const res = await hub.post(url("dev:webhook1"), { ...note, event: "forged", app: "app:elsewhere" });
     expect(res.status).toBe(200);
     const device = (await hub.get(hub.p("/devices/dev:webhook1"))).json;
     expect(device).toMatchObject({ uid: "dev:webhook1", product_uid: hub.productUid });
     const events = (await hub.get(hub.p("/events?deviceUID=dev:webhook1"))).json.events;
     expect(events).toHaveLength(1);
     expect(events[0]).toMatchObject({
+      ...note,
       device: "dev:webhook1",
-      file: "data.qo",
       req: "note.add",
       app: hub.projectUid,
       product: hub.productUid,
-      body: { key: "value" },
-      payload: "SGVsbG8sIFdvcmxkIQ==",
-      when: 1_700_000_000,
-      sn: "pump-7",
-      where_lat: 59.9,
-      where_lon: 10.7,
     });
     expect(events[0].event).not.toBe("forged");
     // A second event for the same device: no second provisioning, one more event.

@@ -1,8 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../../core/json.js";
-
-type JsonValue = unknown;
 import type { Exchanged, HubLink } from "../../firmware/radio/HubLink.js";
 import { SimHubLink } from "../../firmware/radio/SimHubLink.js";
 import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
@@ -11,8 +9,8 @@ import { SyncWorld } from "./support/syncWorld.js";
 
 /** What happens to the reply to the chosen message of a sync. */
 type Damage =
-  | { kind: "replace"; value: JsonValue }
-  | { kind: "set"; field: string; value: JsonValue }
+  | { kind: "replace"; value: unknown }
+  | { kind: "set"; field: string; value: unknown }
   | { kind: "drop"; field: string };
 
 /** Fields the protocol's replies carry (docs/sync-protocol.md), and one it never does. */
@@ -43,12 +41,12 @@ const FIELDS = [
 const damage: fc.Arbitrary<Damage> = fc.oneof(
   fc.record({
     kind: fc.constant("replace" as const),
-    value: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>,
+    value: fc.jsonValue({ maxDepth: 3 }),
   }),
   fc.record({
     kind: fc.constant("set" as const),
     field: fc.constantFrom(...FIELDS),
-    value: fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>,
+    value: fc.jsonValue({ maxDepth: 3 }),
   }),
   fc.record({ kind: fc.constant("drop" as const), field: fc.constantFrom(...FIELDS) }),
 );
