@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../core/json.js";
+import { WATCHDOG_FILE } from "../devices/FleetWatchdogs.js";
 import type {
   EventUsageRow,
   HealthUsageRow,
@@ -109,9 +110,6 @@ export function dataUsage(
   return { data, truncated };
 }
 
-/** Platform events are not billed (the definition's UsageEventsData); watchdog events are. */
-const WATCHDOG_FILE = "_watchdog.qo";
-
 /**
  * Get Events Usage: per key and period the events the hub received (billable and platform ones,
  * watchdog events, per notefile when asked), the devices that sent them, and boots and firmware
@@ -157,6 +155,7 @@ export function eventsUsage(
     const p = point(r.key, r.periodSec);
     p.total += r.events;
     if (!r.billable) p.platform += r.events;
+    // Platform events are not billed (the definition's UsageEventsData); watchdog events are.
     if (r.file === WATCHDOG_FILE) p.watchdog += r.events;
     p.devices.add(r.deviceUid);
     p.files.set(r.file, (p.files.get(r.file) ?? 0) + r.events);

@@ -1,4 +1,5 @@
-import type { Clock, TimerHandle } from "../../core/Clock.js";
+import { Alarm } from "../../core/Alarm.js";
+import type { Clock } from "../../core/Clock.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord } from "../store/records.js";
@@ -26,8 +27,7 @@ export class FleetWatchdogs {
   readonly #onError: (error: unknown) => void;
   /** Device UID -> when its last watchdog event was made (ms). */
   readonly #barked = new Map<string, number>();
-  #timer: TimerHandle | undefined;
-  #timerAt = Infinity;
+  readonly #alarm: Alarm;
   #running: Promise<void> | undefined;
   #again = false;
   #stopped = false;
@@ -37,6 +37,7 @@ export class FleetWatchdogs {
     this.#clock = clock;
     this.#events = events;
     this.#onError = onError;
+    this.#alarm = new Alarm(clock, () => this.changed());
     this.changed();
   }
 
@@ -67,8 +68,7 @@ export class FleetWatchdogs {
 
   stop(): void {
     this.#stopped = true;
-    if (this.#timer) this.#clock.clearTimer(this.#timer);
-    this.#timer = undefined;
+    this.#alarm.cancel();
   }
 
   async #check(): Promise<void> {
@@ -99,7 +99,7 @@ export class FleetWatchdogs {
       if (this.#stopped) return;
       const active = Math.max(device.lastActivity ?? 0, device.provisioned);
       const barked = this.#barked.get(device.uid) ?? 0;
-      const from = barked > active ? barked : active;
+      const from = Math.max(barked, active);
       if (now - from >= periodMs) {
         await this.#events.record({
           projectUid: device.projectUid,
@@ -117,22 +117,6 @@ export class FleetWatchdogs {
         next = Math.min(next, now + periodMs);
       } else next = Math.min(next, from + periodMs);
     }
-    this.#wakeAt(next, now);
-  }
-
-  #wakeAt(at: number, now: number): void {
-    if (this.#stopped || at === this.#timerAt) return;
-    if (this.#timer) this.#clock.clearTimer(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = at;
-    if (at === Infinity) return;
-    this.#timer = this.#clock.setTimer(
-      () => {
-        this.#timer = undefined;
-        this.#timerAt = Infinity;
-        this.changed();
-      },
-      Math.max(0, at - now),
-    );
+    if (!this.#stopped) this.#alarm.at(next, now);
   }
 }

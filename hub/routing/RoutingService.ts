@@ -1,4 +1,5 @@
-import type { Clock, TimerHandle } from "../../core/Clock.js";
+import { Alarm } from "../../core/Alarm.js";
+import type { Clock } from "../../core/Clock.js";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
@@ -187,8 +188,8 @@ export class RoutingService {
   #intaking: Promise<void> | null = null;
   readonly #completions: AttemptCompletion[] = [];
   #flushing: Promise<void> | null = null;
-  #timer: TimerHandle | null = null;
-  #timerAt = Infinity;
+  /** Wakes the pump at the earliest due delivery or retry. */
+  readonly #alarm: Alarm;
   #stopped = false;
 
   constructor(
@@ -203,6 +204,7 @@ export class RoutingService {
     this.#http = new HttpSender(clock);
     this.#mqtt = new MqttPublisher(clock);
     this.#jsonata = new JsonataCache(() => clock.now());
+    this.#alarm = new Alarm(clock, () => this.#pump());
     this.#unsubscribe = events.subscribe((event) => this.#received(event));
     this.#ready = this.#resume().catch((error: unknown) => this.#report(error));
   }
@@ -433,21 +435,8 @@ export class RoutingService {
       }
       this.#start(uid, lane, route, head, now);
     }
-    this.#wakeAt(wake, now);
+    this.#alarm.at(wake, now);
     if (this.#inflight.size === 0 && this.#completions.length > 0) void this.#flush();
-  }
-
-  #wakeAt(at: number, now: number): void {
-    if (at === this.#timerAt) return;
-    if (this.#timer) this.clock.clearTimer(this.#timer);
-    this.#timer = null;
-    this.#timerAt = at;
-    if (at === Infinity) return;
-    this.#timer = this.clock.setTimer(() => {
-      this.#timer = null;
-      this.#timerAt = Infinity;
-      this.#pump();
-    }, at - now);
   }
 
   #start(uid: string, lane: Lane, route: RouteRecord, pending: Pending, now: number): void {
@@ -791,8 +780,7 @@ export class RoutingService {
     if (this.#stopped) return;
     this.#stopped = true;
     this.#unsubscribe();
-    if (this.#timer) this.clock.clearTimer(this.#timer);
-    this.#timer = null;
+    this.#alarm.cancel();
     this.#stopping.abort();
     this.#http.abortAll();
     await this.#ready;
