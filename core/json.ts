@@ -19,6 +19,36 @@ export function setMember(obj: Record<string, unknown>, key: string, value: unkn
 }
 
 /**
+ * JSON text with every object's keys in sorted order (UTF-16 code units, as Array.prototype.sort
+ * orders strings) and no whitespace: equal values give equal text, whatever order their members
+ * were written in. Members whose value is undefined are left out and undefined array elements
+ * written as null, as JSON.stringify does. The same text as the fast-json-stable-stringify
+ * package for JSON values (a property test holds them to it), about twice as fast: the hub
+ * derives every synced note's event UID from its body this way.
+ */
+export function canonicalJson(value: unknown): string {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ",";
+      const item: unknown = value[i];
+      text += item === undefined ? "null" : canonicalJson(item);
+    }
+    return `${text}]`;
+  }
+  const keys = Object.keys(value).sort();
+  let text = "{";
+  for (const key of keys) {
+    const member = (value as Record<string, unknown>)[key];
+    if (member === undefined) continue;
+    if (text.length > 1) text += ",";
+    text += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+  }
+  return `${text}}`;
+}
+
+/**
  * A deep copy of a JSON value. Bodies cross boundaries by reference in-process (`Module.request`,
  * the in-process hub link), so each side copies them in and out: a caller mutating its object
  * must not change what was stored.

@@ -1,4 +1,4 @@
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson } from "../core/json.js";
 import { md5Hex } from "../core/md5.js";
 import type { NoteRecord } from "./NoteRecord.js";
 
@@ -20,7 +20,7 @@ export function deviceEventUid(
   note: NoteRecord,
   md5: (text: string) => string = (text) => md5Hex(encoder.encode(text)),
 ): string {
-  const body = note.deleted ? "deleted" : note.body === undefined ? "" : stableStringify(note.body);
+  const body = note.deleted ? "deleted" : note.body === undefined ? "" : canonicalJson(note.body);
   const parts = [
     device,
     trackerSession,

@@ -1,6 +1,6 @@
-import { createHash } from "node:crypto";
 import * as zlib from "node:zlib";
 import type { JsonObject } from "../../core/json.js";
+import { md5Hex } from "../md5.js";
 
 /**
  * The marker firmware builds embed before a JSON object describing themselves (org, product,
@@ -75,7 +75,7 @@ export function infoString(info: JsonObject | undefined | null, key: string): st
 
 /** MD5 (lowercase hex) and CRC-32 (IEEE) of an image. */
 export function digests(content: Uint8Array): { md5: string; crc32: number } {
-  return { md5: createHash("md5").update(content).digest("hex"), crc32: crc32(content) };
+  return { md5: md5Hex(content), crc32: crc32(content) };
 }
 
 /**

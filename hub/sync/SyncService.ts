@@ -6,7 +6,6 @@ import type { JsonObject } from "../../core/json.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
 import { notefileKind } from "../../core/NotefileKind.js";
-import { createHash } from "node:crypto";
 import { deviceEventUid, eventRequest } from "../../protocol/eventUid.js";
 import { mergeNote } from "../../protocol/merge.js";
 import {
@@ -39,6 +38,7 @@ import type { DeviceService } from "../devices/DeviceService.js";
 import type { DfuService } from "../dfu/DfuService.js";
 import type { EventService, NewEvent } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
+import { md5Hex } from "../md5.js";
 import type { RoutingService } from "../routing/RoutingService.js";
 import type { HubStore } from "../store/HubStore.js";
 import { fromProtocolNote, toProtocolNote } from "../store/noteVersions.js";
@@ -928,9 +928,4 @@ function healthEntry(
     text: typeof body.text === "string" ? body.text : JSON.stringify(body),
     type: typeof body.type === "string" ? body.type : file === "_health_host.qo" ? "host" : "health",
   };
-}
-
-/** MD5 of a text's UTF-8 through the platform (the same digest as core/md5.ts, several times faster). */
-function md5Hex(text: string): string {
-  return createHash("md5").update(text, "utf8").digest("hex");
 }

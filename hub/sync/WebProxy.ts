@@ -1,4 +1,4 @@
-import { createHash } from "node:crypto";
+import { md5Hex } from "../md5.js";
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import type { Clock } from "../../core/Clock.js";
 import { WEB_ERRORS, type WebReply, type WebRequestMessage } from "../../protocol/messages.js";
@@ -38,10 +38,6 @@ const MAX_UPLOADS = 256;
 const RANGE_READ_LIMIT = 16 * 1024 * 1024;
 
 const refuse = (code: string, text: string): SyncRefusal => new SyncRefusal(code, text);
-
-function md5Hex(bytes: Uint8Array): string {
-  return createHash("md5").update(bytes).digest("hex");
-}
 
 /**
  * The hub's end of the module's `web.*` requests (docs/sync-protocol.md, "Web requests"): a `web`

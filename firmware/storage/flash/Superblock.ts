@@ -1,4 +1,4 @@
-import stableStringify from "fast-json-stable-stringify";
+import { canonicalJson } from "../../../core/json.js";
 import { crc32 } from "../../host/crc32.js";
 
 /**
@@ -31,11 +31,11 @@ const encoder = new TextEncoder();
 const decoder = new TextDecoder("utf-8", { fatal: true });
 
 const hex = (n: number) => n.toString(16).padStart(8, "0");
-const checkOf = (fields: Record<string, unknown>) => hex(crc32(encoder.encode(stableStringify(fields))));
+const checkOf = (fields: Record<string, unknown>) => hex(crc32(encoder.encode(canonicalJson(fields))));
 
 export function encodeSuperblock(superblock: Superblock): Uint8Array {
   const fields = { format: SUPERBLOCK_FORMAT, version: superblock.version, capacity: superblock.capacity };
-  return encoder.encode(stableStringify({ ...fields, check: checkOf(fields) }) + "\n");
+  return encoder.encode(canonicalJson({ ...fields, check: checkOf(fields) }) + "\n");
 }
 
 export function checkSuperblock(bytes: Uint8Array): SuperblockCheck {
