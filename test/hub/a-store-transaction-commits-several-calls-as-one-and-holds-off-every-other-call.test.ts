@@ -134,6 +134,70 @@ describe("a store transaction", () => {
     expect(await store.notefiles.getNotefile("dev:1", "config.db")).toBeUndefined();
   });
 
+  // A batch of events is stored without a savepoint of its own inside a transaction (the sync's
+  // hot path): its failure part-way must still leave nothing, however the work handles it.
+  const batch = (uids: string[], badAt = -1) =>
+    store.telemetry.addEvents(
+      uids.map((uid, i) => ({
+        uid,
+        // A row SQLite refuses (NOT NULL), after others were inserted.
+        projectUid: (i === badAt ? null : PROJECT) as string,
+        deviceUid: "dev:1",
+        sessionUid: null,
+        file: "data.qo",
+        received: T0 / 1000 + i,
+        whenSec: T0 / 1000,
+        data: { i },
+      })),
+    );
+
+  it("stores a batch of events inside it, each once, and commits them with the rest", async () => {
+    await store.transaction(async () => {
+      await device(1);
+      expect(await batch(["a", "b", "a2"])).toEqual([true, true, true]);
+      expect(await batch(["b", "c"])).toEqual([false, true]);
+    });
+    expect((await store.telemetry.getEvent(PROJECT, "c"))?.data).toEqual({ i: 1 });
+    expect(await store.telemetry.getEvent(PROJECT, "a2")).toBeDefined();
+  });
+
+  it("cannot commit once a batch of events failed part-way in it, even when the work catches the error", async () => {
+    let caught: unknown;
+    await expect(
+      store.transaction(async () => {
+        await device(1);
+        await batch(["a", "b", "c"], 2).catch((error: unknown) => (caught = error));
+        return "carried on";
+      }),
+    ).rejects.toSatisfy((error) => error === caught && /NOT NULL/.test(String(error)));
+    expect(await store.devices.getDevice("dev:1")).toBeUndefined();
+    expect(await store.telemetry.getEvent(PROJECT, "a")).toBeUndefined();
+    // The store goes on: the next transaction commits.
+    await store.transaction(async () => {
+      await device(1);
+      await batch(["a", "b"]);
+    });
+    expect(await store.telemetry.getEvent(PROJECT, "b")).toBeDefined();
+  });
+
+  it("rolls back only the nested unit a failed batch was in", async () => {
+    await store.transaction(async () => {
+      await device(1);
+      await expect(store.transaction(() => batch(["a", "b"], 1))).rejects.toThrow(/NOT NULL/);
+      await batch(["c"]);
+    });
+    expect(await store.devices.getDevice("dev:1")).toBeDefined();
+    expect(await store.telemetry.getEvent(PROJECT, "a")).toBeUndefined();
+    expect(await store.telemetry.getEvent(PROJECT, "c")).toBeDefined();
+  });
+
+  it("stores a batch outside any transaction whole or not at all", async () => {
+    await device(1);
+    await expect(batch(["a", "b", "c"], 2)).rejects.toThrow(/NOT NULL/);
+    expect(await store.telemetry.getEvent(PROJECT, "a")).toBeUndefined();
+    expect(await batch(["a", "b"])).toEqual([true, true]);
+  });
+
   it("runs two interleaved transactions one after the other, the second seeing the first's commit", async () => {
     const log: string[] = [];
     const hold = gate();

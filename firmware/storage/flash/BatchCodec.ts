@@ -26,6 +26,18 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** A key's bytes and whether they are UTF-16LE (keys with lone surrogates survive that way). */
 export function encodeKey(key: string): { bytes: Uint8Array; utf16: boolean } {
+  // Keys are short and nearly always ASCII (notefile names, note IDs): copied by hand, several
+  // times faster than a TextEncoder call; the first other character hands over to the encoder.
+  const ascii = new Uint8Array(key.length);
+  for (let i = 0; i < key.length; i++) {
+    const unit = key.charCodeAt(i);
+    if (unit >= 0x80) return encodeOtherKey(key);
+    ascii[i] = unit;
+  }
+  return { bytes: ascii, utf16: false };
+}
+
+function encodeOtherKey(key: string): { bytes: Uint8Array; utf16: boolean } {
   if (!LONE_SURROGATE.test(key)) return { bytes: encoder.encode(key), utf16: false };
   const bytes = new Uint8Array(key.length * 2);
   for (let i = 0; i < key.length; i++) {

@@ -24,6 +24,8 @@ export class SqliteConnection {
   #readsVersion = "";
   #external = -1;
   #externalChecked = false;
+  /** Store methods' transactions (`transaction`) running now, one inside another. */
+  #nested = 0;
   #checkpoint: ReturnType<typeof setTimeout> | undefined;
   /** Waiting for the pending checkpoint (`checkpointed()`). */
   #checkpointWaiters: (() => void)[] = [];
@@ -224,10 +226,31 @@ export class SqliteConnection {
    * method's statements; `gate.transaction` spans several awaited calls.
    */
   transaction<T>(work: () => T): T {
+    this.#nested++;
     try {
       return this.db.transaction(work)();
     } catch (error) {
       this.#writes++; // rolled back: cached reads may show what was undone
+      throw error;
+    } finally {
+      this.#nested--;
+    }
+  }
+
+  /**
+   * `transaction`, for work whose statements are all needed or none, and whose failure is never an
+   * answer a caller acts on (storing a sync's batch of events). Inside an open transaction it runs
+   * without a savepoint of its own, which would copy every page its statements change into a
+   * journal: a failure part-way dooms the enclosing transaction instead (`TransactionGate.doom`),
+   * which is then rolled back as a whole however its caller handles the error.
+   */
+  allOrNothing<T>(work: () => T): T {
+    if (this.#nested > 0 || !this.db.inTransaction) return this.transaction(work);
+    try {
+      return work();
+    } catch (error) {
+      this.#writes++;
+      this.gate.doom(error);
       throw error;
     }
   }

@@ -268,7 +268,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
         JSON.stringify(e.data),
       ).changes > 0;
     if (events.length === 1) return [insert(events[0]!)];
-    return this.sql.transaction(() => events.map(insert));
+    return this.sql.allOrNothing(() => events.map(insert));
   }
 
   async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {

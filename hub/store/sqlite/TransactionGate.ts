@@ -21,6 +21,8 @@ interface Frame {
   open: boolean;
   /** An outermost transaction whose commit must reach the disk. */
   readonly durable: boolean;
+  /** Why it can no longer commit (see `doom`): it is rolled back and this thrown when it ends. */
+  doomed?: { readonly error: unknown };
 }
 
 /** Something that waits for its turn: a store call, a transaction's begin or its end. */
@@ -132,6 +134,7 @@ export class TransactionGate {
     let result: T;
     try {
       result = await this.#context.run(frame, work);
+      if (frame.doomed) throw frame.doomed.error;
     } catch (error) {
       // A nested unit still running (started and not awaited) ends before this one does. The
       // work's error is the one to report, should the rollback fail too.
@@ -140,6 +143,17 @@ export class TransactionGate {
     }
     await this.#when(frame, () => this.#end(frame, true));
     return result;
+  }
+
+  /**
+   * Marks the transaction the caller is in as unable to commit: a store call in it failed part-way
+   * without a savepoint of its own to undo its part (`SqliteConnection.allOrNothing`). However its
+   * work goes on (even if it catches `error`), the transaction is rolled back when it ends and
+   * `error` thrown. Outside a transaction it does nothing.
+   */
+  doom(error: unknown): void {
+    const frame = this.#current();
+    if (frame && !frame.doomed) frame.doomed = { error };
   }
 
   /**
