@@ -21,7 +21,11 @@ function syncOf(note: Note): NoteSync {
   return (note.sync ?? {}) as NoteSync;
 }
 
-/** The note as the protocol carries it. */
+/**
+ * The note as the protocol carries it. The record shares the note's body rather than copying it:
+ * a stored body is never changed in place (an update stores a new one), every hub link sends a
+ * record as JSON text, and `fromRecord` copies what it stores.
+ */
 export function toRecord(note: Note): NoteRecord {
   const sync = syncOf(note);
   const record: {
@@ -35,7 +39,7 @@ export function toRecord(note: Note): NoteRecord {
   };
   if (note.deleted) record.deleted = true;
   else {
-    if (note.body !== undefined) record.body = cloneJson(note.body);
+    if (note.body !== undefined) record.body = note.body;
     if (note.payload !== undefined && note.payload.length > 0) record.payload = encodeBase64(note.payload);
   }
   if (sync.h) record.history = sync.h;

@@ -1,8 +1,9 @@
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { publicKeyToPem } from "../../core/Crypto.js";
-import type { JsonObject } from "../../core/json.js";
+import { jsonLengthBound, type JsonObject } from "../../core/json.js";
 import { notefileKind } from "../../core/NotefileKind.js";
 import { mergeNote } from "../../protocol/merge.js";
+import type { NoteRecord } from "../../protocol/NoteRecord.js";
 import type {
   AckReply,
   ChangeBatch,
@@ -761,13 +762,21 @@ export class SyncEngine {
     const after = box.trackerPosition(SYNC_TRACKER, name) ?? 0;
     if (file.meta.ctr <= after) return undefined;
     const batch = collectChanges(file, after, BATCH_LIMITS.notes, true);
-    const notes = [];
+    const notes: NoteRecord[] = [];
     let bytes = 0;
     let through = batch.position;
+    // Sizes are JSON characters, not bytes: close enough to keep a batch under its limit. Each
+    // note counts its size's upper bound (no JSON written) until the batch might reach the limit;
+    // from then on, exact sizes.
+    let exact = false;
     for (const note of batch.notes) {
       const record = toRecord(note);
-      // Characters, not bytes: close enough to keep a batch under its limit.
-      const size = JSON.stringify(record).length;
+      let size = jsonLengthBound(record);
+      if (!exact && bytes + size > BATCH_LIMITS.bytes) {
+        exact = true;
+        bytes = notes.reduce((sum, sent) => sum + JSON.stringify(sent).length, 0);
+      }
+      if (exact) size = JSON.stringify(record).length;
       if (notes.length > 0 && bytes + size > BATCH_LIMITS.bytes) {
         through = note.change - 1;
         break;
