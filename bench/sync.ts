@@ -143,6 +143,10 @@ const ratio = (rates: number[]) => median(rates.map((r, i) => r / samples.raw[i]
 const inProcess = { rate: median(samples.inProcess), ratio: ratio(samples.inProcess) };
 const https = { rate: median(samples.https), ratio: ratio(samples.https) };
 const raw = median(samples.raw);
+console.log(
+  `per run, in process / ceiling: ${samples.inProcess.map((r, i) => fmt(r / samples.raw[i]!, 2)).join(" ")}; ` +
+    `HTTPS / ceiling: ${samples.https.map((r, i) => fmt(r / samples.raw[i]!, 2)).join(" ")}`,
+);
 const rows = [
   { path: "raw SQLite inserts (ceiling)", "notes/s": fmt(raw), ratio: 1, target: "-" },
   {

@@ -11,7 +11,8 @@ const encoder = new TextEncoder();
  * its notes were sent under (a module whose flash was erased starts a new one, so its new notes
  * never collide with old ones), the notefile, the note's ID, update count and time, its body (keys
  * sorted) and payload, each ended by a NUL. `md5` may be a faster implementation of the same
- * digest of the text's UTF-8 (the hub passes the platform's).
+ * digest of the text's UTF-8 (the hub passes the platform's); `bodyText` the body's `canonicalJson`,
+ * when the caller has it already.
  */
 export function deviceEventUid(
   device: string,
@@ -19,8 +20,9 @@ export function deviceEventUid(
   file: string,
   note: NoteRecord,
   md5: (text: string) => string = (text) => md5Hex(encoder.encode(text)),
+  bodyText: string | undefined = note.body === undefined ? undefined : canonicalJson(note.body),
 ): string {
-  const body = note.deleted ? "deleted" : note.body === undefined ? "" : canonicalJson(note.body);
+  const body = note.deleted ? "deleted" : (bodyText ?? "");
   const parts = [
     device,
     trackerSession,

@@ -11,6 +11,8 @@ export interface NewEvent {
   file: string;
   /** The event document as the API returns it. */
   data: JsonObject;
+  /** `data` as JSON text, when its maker wrote it already (see `EventRecord.dataText`). */
+  dataText?: string;
   sessionUid?: string | null;
   /** A UID derived from content (the device sync: a note sent twice is one event); new by default. */
   uid?: string;
@@ -70,6 +72,7 @@ export class EventService {
       received,
       whenSec: event.whenSec ?? Math.floor(received),
       data: event.data,
+      ...(event.dataText !== undefined ? { dataText: event.dataText } : {}),
     };
   }
 

@@ -212,6 +212,12 @@ export interface EventRecord {
   whenSec: number;
   /** The full event document as the API returns it (Event shape). */
   data: JsonObject;
+  /**
+   * `data` as JSON text, when the event's maker wrote it already: the store keeps this text
+   * instead of writing `data` again. The same members as `data`, perhaps in another order (a
+   * synced note's body with its keys sorted). Never set on a record read from the store.
+   */
+  dataText?: string;
 }
 
 /** The orders of the Events API (`sortBy`). */

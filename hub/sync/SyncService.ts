@@ -2,7 +2,7 @@ import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { utf8Length } from "../../core/bytes.js";
 import type { Clock } from "../../core/Clock.js";
 import { publicKeyFromPem, publicKeyToPem, type Crypto } from "../../core/Crypto.js";
-import type { JsonObject } from "../../core/json.js";
+import { canonicalJson, type JsonObject } from "../../core/json.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
 import { notefileKind } from "../../core/NotefileKind.js";
@@ -49,6 +49,8 @@ import { refusal, SyncRefusal } from "./SyncRefusal.js";
 import { packagedPlaceNames, type PlaceNameLookup } from "./placeNames.js";
 import {
   eventBase,
+  eventBaseOf,
+  type EventBase,
   located,
   noteEvent,
   sessionDocument,
@@ -639,7 +641,7 @@ export class SyncService {
     const kind = this.#notefile(request.file, transport, "up");
     const { file } = request;
     const now = this.#clock.now();
-    const base = eventBase(device, session);
+    const base = eventBaseOf(device, session);
     const events: NoteEvent[] = [];
     let merged = 0;
     for (const note of request.notes) {
@@ -666,28 +668,32 @@ export class SyncService {
   #noteEvent(
     session: SyncSession,
     device: DeviceRecord,
-    base: JsonObject,
+    base: EventBase,
     file: string,
     note: ProtocolNote,
     queue: boolean,
     now: number,
   ): NoteEvent {
-    const { data, whenSec } = noteEvent(
+    // The body's canonical text serves both its UID and its stored document.
+    const body = note.body === undefined || note.deleted ? undefined : canonicalJson(note.body);
+    const { data, text, whenSec } = noteEvent(
       base,
       file,
       note,
+      body,
       eventRequest(note, queue),
       queue,
       now / 1000,
       (lat, lon, whenSec) => this.#located(lat, lon, whenSec),
     );
     const event = {
-      uid: deviceEventUid(device.uid, session.trackerSession, file, note, md5Hex),
+      uid: deviceEventUid(device.uid, session.trackerSession, file, note, md5Hex, body),
       projectUid: device.projectUid,
       deviceUid: device.uid,
       sessionUid: session.uid,
       file,
       data,
+      dataText: text,
       whenSec,
     };
     return { event, note };

@@ -1,4 +1,4 @@
-import type { JsonObject } from "../../core/json.js";
+import { canonicalJson, type JsonObject } from "../../core/json.js";
 import { openLocationCode } from "../../core/openLocationCode.js";
 import type { SessionContext, TriangulationScan } from "../../protocol/messages.js";
 import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
@@ -110,30 +110,46 @@ export function eventBase(device: DeviceRecord, session: SyncSession): JsonObjec
   return out;
 }
 
-/** The event of a device's note (`received`: epoch seconds, for a note whose time the module did not know). */
+/** `eventBase` and its JSON text, written once for all the events of a message. */
+export interface EventBase {
+  readonly data: JsonObject;
+  readonly text: string;
+}
+
+export function eventBaseOf(device: DeviceRecord, session: SyncSession): EventBase {
+  const data = eventBase(device, session);
+  return { data, text: JSON.stringify(data) };
+}
+
+/**
+ * The event of a device's note (`received`: epoch seconds, for a note whose time the module did
+ * not know), as a document and as its JSON text. The text is the base's text with the note's
+ * members after it, and the body as `body`, its canonical text (keys sorted), which its event
+ * UID was derived from: a synced note's body is written as JSON once on the hub, not twice.
+ */
 export function noteEvent(
-  base: JsonObject,
+  base: EventBase,
   file: string,
   note: ProtocolNote,
+  body: string | undefined,
   req: string,
   queue: boolean,
   received: number,
   locate: (lat: number, lon: number, whenSec: number) => LocationRecord,
-): { data: JsonObject; whenSec: number } {
+): { data: JsonObject; text: string; whenSec: number } {
   const whenSec = note.when > 0 ? Math.floor(note.when) : Math.floor(received);
+  const own: JsonObject = { req, file, updates: note.updates, when: whenSec };
+  if (!queue) own.note = note.id;
+  if (!note.deleted && note.payload !== undefined) own.payload = note.payload;
+  if (note.where) located(own, "where", locate(note.where.lat, note.where.lon, note.where.time));
   // Object.assign, not a spread: for an object of this shape V8 copies it many times faster.
-  const data: JsonObject = Object.assign({}, base);
-  data.req = req;
-  data.file = file;
-  data.updates = note.updates;
-  data.when = whenSec;
-  if (!queue) data.note = note.id;
-  if (!note.deleted) {
-    if (note.body !== undefined) data.body = note.body;
-    if (note.payload !== undefined) data.payload = note.payload;
+  const data: JsonObject = Object.assign({}, base.data, own);
+  let text = `${base.text.slice(0, -1)},${JSON.stringify(own).slice(1)}`;
+  if (!note.deleted && note.body !== undefined) {
+    data.body = note.body;
+    text = `${text.slice(0, -1)},"body":${body ?? canonicalJson(note.body)}}`;
   }
-  if (note.where) located(data, "where", locate(note.where.lat, note.where.lon, note.where.time));
-  return { data, whenSec };
+  return { data, text, whenSec };
 }
 
 /** The session record's document when the session opens (DeviceSession, less `period`). */

@@ -265,7 +265,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
         e.received,
         e.whenSec,
         int(isBillableFile(e.file)),
-        JSON.stringify(e.data),
+        e.dataText ?? JSON.stringify(e.data),
       ).changes > 0;
     if (events.length === 1) return [insert(events[0]!)];
     return this.sql.allOrNothing(() => events.map(insert));
