@@ -12,7 +12,9 @@ describe("canonicalJson", () => {
       { numRuns: 2000 },
     );
     // Keys that sort differently by code unit than by code point, __proto__ as a member, -0.
-    const tricky = JSON.parse('{"\\ud83d\\ude00":1,"\\uffff":2,"__proto__":{"b":[1,{"z":0,"a":-0}]},"":null}');
+    const tricky = JSON.parse(
+      '{"\\ud83d\\ude00":1,"\\uffff":2,"__proto__":{"b":[1,{"z":0,"a":-0}]},"":null}',
+    );
     expect(canonicalJson(tricky)).toBe(stableStringify(tricky));
   });
 
