@@ -37,7 +37,7 @@ export function canonicalJson(value: unknown): string {
     }
     return `${text}]`;
   }
-  const keys = Object.keys(value).sort();
+  const keys = sortedKeys(value);
   let text = "{";
   for (const key of keys) {
     const member = (value as Record<string, unknown>)[key];
@@ -46,6 +46,25 @@ export function canonicalJson(value: unknown): string {
     text += `${JSON.stringify(key)}:${canonicalJson(member)}`;
   }
   return `${text}}`;
+}
+
+/**
+ * An object's own keys in `Array.prototype.sort` order. A body's few keys are sorted in place by
+ * insertion, which allocates nothing (the built-in sort copies its array first).
+ */
+function sortedKeys(value: object): string[] {
+  const keys = Object.keys(value);
+  if (keys.length > 16) return keys.sort();
+  for (let i = 1; i < keys.length; i++) {
+    const key = keys[i]!;
+    let j = i - 1;
+    while (j >= 0 && keys[j]! > key) {
+      keys[j + 1] = keys[j]!;
+      j--;
+    }
+    keys[j + 1] = key;
+  }
+  return keys;
 }
 
 /** The longest JSON text of a number (e.g. `-2.2250738585072014e-308`). */
@@ -72,8 +91,11 @@ export function jsonLengthBound(value: unknown): number {
         for (const item of value) length += 1 + jsonLengthBound(item);
         return length;
       }
-      for (const key of Object.keys(value))
-        length += 2 + jsonLengthBound(key) + jsonLengthBound((value as Record<string, unknown>)[key]);
+      // for...in over own members: no array of keys made (a body is measured for every note sent).
+      for (const key in value) {
+        if (Object.hasOwn(value, key))
+          length += 2 + jsonLengthBound(key) + jsonLengthBound((value as Record<string, unknown>)[key]);
+      }
       return length;
     }
     default:
