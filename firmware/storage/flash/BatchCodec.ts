@@ -88,19 +88,18 @@ export class BatchWriter {
   }
 
   static encode(ops: readonly KvOp[]): Uint8Array {
-    const keys = ops.map((op) => encodeKey(op.op === "deletePrefix" ? op.prefix : op.key));
+    const keyOf = (op: KvOp) => (op.op === "deletePrefix" ? op.prefix : op.key);
     let size = 0;
-    ops.forEach((op, i) => {
-      const key = keys[i]!.bytes.length;
+    for (const op of ops) {
+      const key = keyByteLength(keyOf(op));
       size += 1 + varintLength(key) + key;
       if (op.op === "put") size += varintLength(op.value.length) + op.value.length;
-    });
+    }
     const writer = new BatchWriter(size);
-    ops.forEach((op, i) => {
-      const key = keys[i]!;
+    for (const op of ops) {
       const code = op.op === "put" ? OP_PUT : op.op === "delete" ? OP_DELETE : OP_DELETE_PREFIX;
-      writer.#record(code, key, op.op === "put" ? op.value : undefined);
-    });
+      writer.#recordText(code, keyOf(op), op.op === "put" ? op.value : undefined);
+    }
     return writer.bytes();
   }
 
@@ -127,6 +126,26 @@ export class BatchWriter {
     this.#varint(key.bytes.length);
     this.#out.set(key.bytes, this.#at);
     this.#at += key.bytes.length;
+    if (value) {
+      this.#varint(value.length);
+      this.#out.set(value, this.#at);
+      this.#at += value.length;
+    }
+  }
+
+  /** `#record` of a key as text: an ASCII key is written straight into the buffer. */
+  #recordText(code: number, key: string, value: Uint8Array | undefined): void {
+    const start = this.#at;
+    this.#out[this.#at++] = code;
+    this.#varint(key.length);
+    for (let i = 0; i < key.length; i++) {
+      const unit = key.charCodeAt(i);
+      if (unit >= 0x80) {
+        this.#at = start;
+        return this.#record(code, encodeKey(key), value);
+      }
+      this.#out[this.#at++] = unit;
+    }
     if (value) {
       this.#varint(value.length);
       this.#out.set(value, this.#at);
