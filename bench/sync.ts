@@ -126,9 +126,9 @@ async function rawRate(stored: EventRow[]): Promise<number> {
 }
 
 // The ceiling's commits wait on the disk, whose latency varies from run to run: each path runs
-// `--runs` times (3 by default), interleaved, and the medians are compared.
+// `--runs` times (5 by default), interleaved, and the medians are compared.
 const runsArg = process.argv.indexOf("--runs");
-const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 3;
+const RUNS = runsArg > 0 ? Number(process.argv[runsArg + 1]) : 5;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const samples = { inProcess: [] as number[], https: [] as number[], raw: [] as number[] };
 for (let run = 0; run < RUNS; run++) {
