@@ -11,7 +11,7 @@ export function concatBytes(parts: readonly Uint8Array[]): Uint8Array {
   return out;
 }
 
-const NOT_ASCII = /[^\x00-\x7f]/;
+const NOT_ASCII = /[\u0080-\uffff]/;
 
 /** How many bytes `text` takes in UTF-8 (without encoding it). */
 export function utf8Length(text: string): number {

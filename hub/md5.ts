@@ -1,7 +1,9 @@
 import * as crypto from "node:crypto";
 
 /** Node's one-shot digest (20.12 and newer): no Hash object per call. */
-const oneShot = (crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }).hash;
+const oneShot = (
+  crypto as { hash?: (algorithm: string, data: string | Uint8Array, encoding: "hex") => string }
+).hash;
 
 /**
  * MD5 as 32 lowercase hex digits through the platform: the same digest as core/md5.ts, several
