@@ -63,7 +63,7 @@ export class EventService {
 
   #make(event: NewEvent): EventRecord {
     const received = this.clock.now() / 1000;
-    return {
+    const record: EventRecord = {
       uid: event.uid ?? this.ids.uuid(),
       projectUid: event.projectUid,
       deviceUid: event.deviceUid,
@@ -72,8 +72,9 @@ export class EventService {
       received,
       whenSec: event.whenSec ?? Math.floor(received),
       data: event.data,
-      ...(event.dataText !== undefined ? { dataText: event.dataText } : {}),
     };
+    if (event.dataText !== undefined) record.dataText = event.dataText;
+    return record;
   }
 
   /** Adds a subscriber; the function returned removes it (subscribing twice means told twice). */

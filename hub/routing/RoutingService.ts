@@ -315,7 +315,16 @@ export class RoutingService {
       const batch = this.#intake.splice(0, INTAKE_BATCH);
       const now = this.clock.now();
       const queued: Pending[] = [];
+      // Whether each project has a route that delivers events at all, looked up once a batch: a
+      // project without one (most of a sync's events) costs a map lookup an event.
+      const delivers = new Map<string, boolean>();
       for (const event of batch) {
+        let any = delivers.get(event.projectUid);
+        if (any === undefined) {
+          any = (await this.#routesOf(event.projectUid)).some((r) => !r.disabled && r.type !== "proxy");
+          delivers.set(event.projectUid, any);
+        }
+        if (!any) continue;
         for (const route of await this.#routesFor(event)) {
           queued.push({ entry: this.#entry(route, event, "routing", now), event });
         }

@@ -453,6 +453,10 @@ export class SyncService {
   }
 
   /** A place as the device record and the documents keep it: named, in its zone. */
+  /** `#located` as a function to hand on (one, not one a note). */
+  readonly #locate = (lat: number, lon: number, whenSec: number): LocationRecord =>
+    this.#located(lat, lon, whenSec);
+
   #located(lat: number, lon: number, whenSec: number): LocationRecord {
     const named = this.#nameOf(lat, lon);
     return {
@@ -684,7 +688,7 @@ export class SyncService {
       eventRequest(note, queue),
       queue,
       now / 1000,
-      (lat, lon, whenSec) => this.#located(lat, lon, whenSec),
+      this.#locate,
     );
     const event = {
       uid: deviceEventUid(device.uid, session.trackerSession, file, note, md5Hex, body),
