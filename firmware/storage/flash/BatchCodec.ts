@@ -26,18 +26,8 @@ const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[
 
 /** A key's bytes and whether they are UTF-16LE (keys with lone surrogates survive that way). */
 export function encodeKey(key: string): { bytes: Uint8Array; utf16: boolean } {
-  // Keys are short and nearly always ASCII (notefile names, note IDs): copied by hand, several
-  // times faster than a TextEncoder call; the first other character hands over to the encoder.
   const ascii = new Uint8Array(key.length);
-  for (let i = 0; i < key.length; i++) {
-    const unit = key.charCodeAt(i);
-    if (unit >= 0x80) return encodeOtherKey(key);
-    ascii[i] = unit;
-  }
-  return { bytes: ascii, utf16: false };
-}
-
-function encodeOtherKey(key: string): { bytes: Uint8Array; utf16: boolean } {
+  if (copyAscii(key, ascii, 0)) return { bytes: ascii, utf16: false };
   if (!LONE_SURROGATE.test(key)) return { bytes: encoder.encode(key), utf16: false };
   const bytes = new Uint8Array(key.length * 2);
   for (let i = 0; i < key.length; i++) {
@@ -46,6 +36,20 @@ function encodeOtherKey(key: string): { bytes: Uint8Array; utf16: boolean } {
     bytes[2 * i + 1] = unit >>> 8;
   }
   return { bytes, utf16: true };
+}
+
+/**
+ * Copies `key` into `out` from `at` when it is ASCII (its UTF-8 then), and says whether it was.
+ * Keys are short and nearly always ASCII (notefile names, note IDs): copied by hand, several times
+ * faster than a TextEncoder call. Stops at the first other character, `out` partly written.
+ */
+function copyAscii(key: string, out: Uint8Array, at: number): boolean {
+  for (let i = 0; i < key.length; i++) {
+    const unit = key.charCodeAt(i);
+    if (unit >= 0x80) return false;
+    out[at + i] = unit;
+  }
+  return true;
 }
 
 /** `encodeKey(key).bytes.length` without encoding. */
@@ -126,11 +130,7 @@ export class BatchWriter {
     this.#varint(key.bytes.length);
     this.#out.set(key.bytes, this.#at);
     this.#at += key.bytes.length;
-    if (value) {
-      this.#varint(value.length);
-      this.#out.set(value, this.#at);
-      this.#at += value.length;
-    }
+    this.#value(value);
   }
 
   /** `#record` of a key as text: an ASCII key is written straight into the buffer. */
@@ -138,19 +138,20 @@ export class BatchWriter {
     const start = this.#at;
     this.#out[this.#at++] = code;
     this.#varint(key.length);
-    for (let i = 0; i < key.length; i++) {
-      const unit = key.charCodeAt(i);
-      if (unit >= 0x80) {
-        this.#at = start;
-        return this.#record(code, encodeKey(key), value);
-      }
-      this.#out[this.#at++] = unit;
+    if (!copyAscii(key, this.#out, this.#at)) {
+      this.#at = start;
+      return this.#record(code, encodeKey(key), value);
     }
-    if (value) {
-      this.#varint(value.length);
-      this.#out.set(value, this.#at);
-      this.#at += value.length;
-    }
+    this.#at += key.length;
+    this.#value(value);
+  }
+
+  /** A put record's value: its length and its bytes (nothing for other records). */
+  #value(value: Uint8Array | undefined): void {
+    if (!value) return;
+    this.#varint(value.length);
+    this.#out.set(value, this.#at);
+    this.#at += value.length;
   }
 
   #varint(value: number): void {
