@@ -315,17 +315,17 @@ export class RoutingService {
       const batch = this.#intake.splice(0, INTAKE_BATCH);
       const now = this.clock.now();
       const queued: Pending[] = [];
-      // Whether each project has a route that delivers events at all, looked up once a batch: a
-      // project without one (most of a sync's events) costs a map lookup an event.
-      const delivers = new Map<string, boolean>();
+      // Each project's delivering routes, looked up once a batch: an event of a project without
+      // one (most of a sync's events) costs a map lookup.
+      const delivering = new Map<string, RouteRecord[]>();
       for (const event of batch) {
-        let any = delivers.get(event.projectUid);
-        if (any === undefined) {
-          any = (await this.#routesOf(event.projectUid)).some((r) => !r.disabled && r.type !== "proxy");
-          delivers.set(event.projectUid, any);
+        let routes = delivering.get(event.projectUid);
+        if (!routes) {
+          routes = await this.#delivering(event.projectUid);
+          delivering.set(event.projectUid, routes);
         }
-        if (!any) continue;
-        for (const route of await this.#routesFor(event)) {
+        if (routes.length === 0) continue;
+        for (const route of await this.#routesFor(event, routes)) {
           queued.push({ entry: this.#entry(route, event, "routing", now), event });
         }
       }
@@ -333,10 +333,18 @@ export class RoutingService {
     }
   }
 
-  /** The routes an event goes to: enabled, not proxies, its notefile passes the filter, its device the fleets. */
-  async #routesFor(event: EventRecord): Promise<RouteRecord[]> {
-    const routes = (await this.#routesOf(event.projectUid)).filter(
-      (r) => !r.disabled && r.type !== "proxy" && routeTakesFile(r, event.file),
+  /** A project's routes that deliver events: enabled, not proxies. */
+  async #delivering(projectUid: string): Promise<RouteRecord[]> {
+    return (await this.#routesOf(projectUid)).filter((r) => !r.disabled && r.type !== "proxy");
+  }
+
+  /**
+   * The routes an event goes to: of its project's `delivering` routes (looked up when not given),
+   * those whose notefile filter takes it and whose fleets its device is in.
+   */
+  async #routesFor(event: EventRecord, delivering?: readonly RouteRecord[]): Promise<RouteRecord[]> {
+    const routes = (delivering ?? (await this.#delivering(event.projectUid))).filter((r) =>
+      routeTakesFile(r, event.file),
     );
     if (routes.length === 0) return routes;
     let fleets: string[] | undefined;

@@ -2,7 +2,7 @@ import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { utf8Length } from "../../core/bytes.js";
 import type { Clock } from "../../core/Clock.js";
 import { publicKeyFromPem, publicKeyToPem, type Crypto } from "../../core/Crypto.js";
-import { canonicalJson, type JsonObject } from "../../core/json.js";
+import type { JsonObject } from "../../core/json.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
 import { notefileKind } from "../../core/NotefileKind.js";
@@ -452,12 +452,11 @@ export class SyncService {
     if (lookup) this.#nameOf = lookup;
   }
 
-  /** A place as the device record and the documents keep it: named, in its zone. */
-  /** `#located` as a function to hand on (one, not one a note). */
-  readonly #locate = (lat: number, lon: number, whenSec: number): LocationRecord =>
-    this.#located(lat, lon, whenSec);
-
-  #located(lat: number, lon: number, whenSec: number): LocationRecord {
+  /**
+   * A place as the device record and the documents keep it: named, in its zone. A bound function,
+   * handed to every note's event as it is.
+   */
+  readonly #located = (lat: number, lon: number, whenSec: number): LocationRecord => {
     const named = this.#nameOf(lat, lon);
     return {
       whenSec: Math.floor(whenSec),
@@ -467,7 +466,7 @@ export class SyncService {
       latitude: lat,
       longitude: lon,
     };
-  }
+  };
 
   /** The module's `env.default` values replace what the hub held of them. */
   async #envDefaults(
@@ -678,17 +677,15 @@ export class SyncService {
     queue: boolean,
     now: number,
   ): NoteEvent {
-    // The body's canonical text serves both its UID and its stored document.
-    const body = note.body === undefined || note.deleted ? undefined : canonicalJson(note.body);
-    const { data, text, whenSec } = noteEvent(
+    // The body's canonical text serves both its stored document and its UID.
+    const { data, text, body, whenSec } = noteEvent(
       base,
       file,
       note,
-      body,
       eventRequest(note, queue),
       queue,
       now / 1000,
-      this.#locate,
+      this.#located,
     );
     const event = {
       uid: deviceEventUid(device.uid, session.trackerSession, file, note, md5Hex, body),

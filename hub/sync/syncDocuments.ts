@@ -124,19 +124,18 @@ export function eventBaseOf(device: DeviceRecord, session: SyncSession): EventBa
 /**
  * The event of a device's note (`received`: epoch seconds, for a note whose time the module did
  * not know), as a document and as its JSON text. The text is the base's text with the note's
- * members after it, and the body as `body`, its canonical text (keys sorted), which its event
- * UID was derived from: a synced note's body is written as JSON once on the hub, not twice.
+ * members after it, and the body as `body`, its canonical text (keys sorted), returned as `body`
+ * too, for the event UID: a synced note's body is written as JSON once on the hub, not twice.
  */
 export function noteEvent(
   base: EventBase,
   file: string,
   note: ProtocolNote,
-  body: string | undefined,
   req: string,
   queue: boolean,
   received: number,
   locate: (lat: number, lon: number, whenSec: number) => LocationRecord,
-): { data: JsonObject; text: string; whenSec: number } {
+): { data: JsonObject; text: string; body: string | undefined; whenSec: number } {
   const whenSec = note.when > 0 ? Math.floor(note.when) : Math.floor(received);
   const own: JsonObject = { req, file, updates: note.updates, when: whenSec };
   if (!queue) own.note = note.id;
@@ -146,12 +145,11 @@ export function noteEvent(
   const data: JsonObject = Object.assign({}, base.data, own);
   // Written in one go (each piece once): the base's members, the note's, then the body.
   const members = JSON.stringify(own);
-  let text: string;
-  if (!note.deleted && note.body !== undefined) {
-    data.body = note.body;
-    text = `${base.text.slice(0, -1)},${members.slice(1, -1)},"body":${body ?? canonicalJson(note.body)}}`;
-  } else text = `${base.text.slice(0, -1)},${members.slice(1)}`;
-  return { data, text, whenSec };
+  if (note.deleted || note.body === undefined)
+    return { data, text: `${base.text.slice(0, -1)},${members.slice(1)}`, body: undefined, whenSec };
+  data.body = note.body;
+  const body = canonicalJson(note.body);
+  return { data, text: `${base.text.slice(0, -1)},${members.slice(1, -1)},"body":${body}}`, body, whenSec };
 }
 
 /** The session record's document when the session opens (DeviceSession, less `period`). */

@@ -56,8 +56,7 @@ describe("a synced note's event", () => {
           latitude: lat,
           longitude: lon,
         });
-        const body = n.body === undefined || n.deleted ? undefined : canonicalJson(n.body);
-        const event = noteEvent(base, file, n as NoteRecord, body, "note.add", queue, 1_767_225_600, locate);
+        const event = noteEvent(base, file, n as NoteRecord, "note.add", queue, 1_767_225_600, locate);
         const parsed = JSON.parse(event.text) as JsonObject;
         // JSON text drops what JSON cannot hold (-0 reads back as 0): compare the documents as
         // JSON values.
