@@ -1,3 +1,4 @@
+import { existsSync } from "node:fs";
 import type { LineHandler } from "../../firmware/host/SerialSession.js";
 import type { ByteLink } from "./ByteLink.js";
 import { parseSerialSpec, SerialPortLink } from "./SerialPortLink.js";
@@ -8,6 +9,11 @@ export interface SerialDeviceServerOptions extends Omit<SimUartOptions, "name"> 
   readonly retryMs?: number;
   /** Opens the device (tests inject a fake; default serialport). */
   readonly open?: (spec: string) => Promise<ByteLink>;
+  /**
+   * Also takes the device as gone once its path no longer exists, should its driver not say so
+   * (default: with the default opener; an injected one may name no real path).
+   */
+  readonly watchPath?: boolean;
   /** Told when the device comes and goes. */
   readonly onStatus?: (status: { open: boolean; error?: string }) => void;
 }
@@ -76,13 +82,25 @@ export class SerialDeviceServer {
     const uart = SimUart.attach(this.#handler, link, { ...this.#options, name: "serial" });
     this.#uart = uart;
     this.#options.onStatus?.({ open: true });
-    link.onClose(() => {
+    const gone = () => {
+      if (watch) clearInterval(watch);
       if (this.#uart !== uart) return;
       this.#uart = undefined;
       if (this.#closed) return;
       this.#options.onStatus?.({ open: false, error: "device closed" });
       this.#scheduleRetry();
-    });
+    };
+    // A device whose node is gone is gone, whether or not its driver told the open file (a
+    // pty's hang-up can go unnoticed on a loaded machine): checked as often as a retry.
+    const watch = !(this.#options.watchPath ?? !this.#options.open)
+      ? undefined
+      : setInterval(() => {
+          if (existsSync(this.path)) return;
+          gone();
+          void uart.close().catch(() => undefined);
+        }, this.#options.retryMs ?? 1000);
+    watch?.unref();
+    link.onClose(gone);
   }
 
   #scheduleRetry(): void {

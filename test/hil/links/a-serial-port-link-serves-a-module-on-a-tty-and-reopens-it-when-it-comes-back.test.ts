@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostLineClient } from "../../../hil/HostLineClient.js";
+import type { ByteLink } from "../../../hil/links/ByteLink.js";
 import { PtyPair } from "../../../hil/links/PtyPair.js";
 import { SerialDeviceServer } from "../../../hil/links/SerialDeviceServer.js";
 import { parseSerialSpec, SerialPortLink } from "../../../hil/links/SerialPortLink.js";
@@ -100,6 +101,40 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
         JSON.stringify({ text: long }),
       );
       expect(server.uart?.receiver?.stats.overflows).toBe(0);
+      await host.close();
+    } finally {
+      await server.close();
+    }
+  });
+
+  it("takes the device as gone when its path disappears, even if the open file is never told", async () => {
+    const t = await bootTestModule({ clock: new SystemClock() as never });
+    // A driver that never reports the hang-up: the link's close listeners are never called.
+    const deaf = async (spec: string): Promise<ByteLink> => {
+      const link = await SerialPortLink.open(spec);
+      return {
+        write: (b) => link.write(b),
+        onData: (l) => link.onData(l),
+        onClose: () => undefined,
+        close: () => link.close(),
+      };
+    };
+    const statuses: boolean[] = [];
+    const server = await SerialDeviceServer.start(t.module, pair.a, {
+      clock: new SystemClock(),
+      retryMs: 50,
+      open: deaf,
+      watchPath: true,
+      onStatus: ({ open }) => statuses.push(open),
+    });
+    try {
+      await pair.unplug();
+      await until(() => !server.open, "the server to see the device go");
+      await pair.plug();
+      await until(() => server.open, "the server to open the device again");
+      expect(statuses).toEqual([true, false, true]);
+      const host = await HostLineClient.serial(pair.b);
+      expect(await host.transaction('{"req":"echo","text":"back"}')).toBe('{"text":"back"}');
       await host.close();
     } finally {
       await server.close();
