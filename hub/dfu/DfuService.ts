@@ -187,7 +187,8 @@ export class DfuService {
   /**
    * Answers one firmware message of a device's session (`firmware`, `read`, `dfu`): the reply, or
    * a refusal (`{bad-request}`, `{dfu-noexist}`); never throws for what the module sent. Each
-   * message is one store transaction.
+   * message is one store transaction. A `read` is served only for the image of the device's own
+   * open request of that type (the one offered to it), never any other image of the project.
    */
   async handleSyncMessage(device: DfuDevice, request: unknown): Promise<ProtocolReply> {
     try {
@@ -336,15 +337,21 @@ export class DfuService {
       throw bad(`length must be a whole number up to ${MAX_READ_BYTES}`);
     }
     await this.#device(who);
+    const type = TYPE_OF[target];
+    // Only the image of the device's own open request of that type: not any image of the project.
+    const request_ = await this.store.firmware.latestRequest(who.projectUid, who.deviceUid, type);
+    if (!request_ || !ACTIVE.has(request_.state) || request_.filename !== name) {
+      throw new Refused(
+        DFU_ERRORS.noImage,
+        `firmware ${name} is not the ${type} image offered to device ${who.deviceUid}: ` +
+          (request_ && ACTIVE.has(request_.state)
+            ? `its open update is to ${request_.filename}`
+            : `it has no open ${type} update`),
+      );
+    }
     let data: Uint8Array;
     try {
-      data = await this.firmware.read(
-        who.projectUid,
-        TYPE_OF[target],
-        name,
-        offset as number,
-        length as number,
-      );
+      data = await this.firmware.read(who.projectUid, type, name, offset as number, length as number);
     } catch (error) {
       if (error instanceof StoreError && error.code === "not-found") {
         throw new Refused(DFU_ERRORS.noImage, `firmware ${name} does not exist`);

@@ -91,6 +91,8 @@ describe("DFU requests", () => {
   it("read serves byte ranges of the image, base64 with their MD5", async () => {
     const bytes = hostFirmware(300_000);
     const filename = await uploaded("host", "pump.bin", bytes);
+    // A device reads only the image its own open request names.
+    expect((await update("host", filename)).status).toBe(200);
     const reply = await message({
       type: "read",
       target: "user",
@@ -108,7 +110,7 @@ describe("DFU requests", () => {
     });
     expect(await message({ type: "read", target: "card", name: filename, offset: 0, length: 10 })).toEqual({
       v: 1,
-      err: `{dfu-noexist} firmware ${filename} does not exist`,
+      err: `{dfu-noexist} firmware ${filename} is not the notecard image offered to device ${device.uid}: it has no open notecard update`,
     });
     for (const bad of [
       { target: "host", name: filename, offset: 0, length: 1 },
