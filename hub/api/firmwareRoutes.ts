@@ -2,6 +2,8 @@ import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { JsonObject } from "../../core/json.js";
 import {
+  contentMd5Malformed,
+  contentMd5Mismatch,
   firmwareBodyEmpty,
   firmwareTooLarge,
   firmwareTypeInvalid,
@@ -139,6 +141,8 @@ export function registerFirmwareRoutes(router: HubRouter): void {
       const type = firmwareType(ctx.params.firmwareType);
       const body = ctx.request.body as UploadBody | undefined;
       if (!body || body.content.length === 0) throw firmwareBodyEmpty();
+      const claimed = contentMd5(ctx.request.headers["content-md5"]);
+      if (claimed !== undefined && claimed !== body.md5) throw contentMd5Mismatch(claimed, body.md5);
       const version = ctx.query.string("version");
       const notes = ctx.query.string("notes");
       const { content } = body;
@@ -153,6 +157,22 @@ export function registerFirmwareRoutes(router: HubRouter): void {
       return firmwareView(record);
     });
   });
+}
+
+/**
+ * The MD5 a `Content-MD5` header claims, as 32 lowercase hex digits; undefined without one. The
+ * header is RFC 1864's base64 of the 16-byte digest; 32 hex digits (what `md5sum` prints) are taken
+ * too. Anything else is refused (a repeated header arrives joined, so it is refused as well).
+ */
+export function contentMd5(header: string | string[] | undefined): string | undefined {
+  if (header === undefined) return undefined;
+  const text = Array.isArray(header) ? header.join(",") : header.trim();
+  if (/^[0-9a-fA-F]{32}$/.test(text)) return text.toLowerCase();
+  if (/^[A-Za-z0-9+/]{22}==$/.test(text)) {
+    const digest = Buffer.from(text, "base64");
+    if (digest.length === 16 && digest.toString("base64") === text) return digest.toString("hex");
+  }
+  throw contentMd5Malformed();
 }
 
 /** An upload's body as its parser hands it over: the bytes and their digests. */

@@ -18,3 +18,11 @@ export const firmwareTooLarge = (limit: number): HttpError =>
   new HttpError(413, `a firmware image may be at most ${limit} bytes`);
 export const dfuFilenameRequired = (): HttpError =>
   bad("filename is required: the stored name of the image to update to (as the firmware list shows it)");
+export const contentMd5Malformed = (): HttpError =>
+  bad(
+    "Content-MD5 must be the base64 of the image's 16-byte MD5 digest (RFC 1864, 24 characters ending in ==), or its 32 hex digits",
+  );
+export const contentMd5Mismatch = (given: string, actual: string): HttpError =>
+  bad(
+    `the image's MD5 is ${actual}, not the ${given} its Content-MD5 says: it was damaged on its way (nothing was stored)`,
+  );
