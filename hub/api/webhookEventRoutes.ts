@@ -3,7 +3,8 @@ import type { JsonObject } from "../../core/json.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
 import { DEVICE_UID } from "../devices/deviceUid.js";
 import * as errors from "../errors.js";
-import type { HubRouter } from "./HubRouter.js";
+import { ServiceError } from "../ServiceError.js";
+import type { HubRouter, ProjectContext } from "./HubRouter.js";
 
 /** Members not copied as given: those the hub writes itself, and those read into their own place. */
 const NOT_COPIED = new Set([
@@ -23,10 +24,24 @@ const NOT_COPIED = new Set([
 ]);
 
 /**
+ * A UID of another project's device: answered exactly as an unknown device's event is (`{}`), so
+ * the answer does not tell that the UID exists elsewhere; nothing is stored in either project and
+ * the other project's device is neither moved nor touched. Only the hub's own log says so.
+ */
+function elsewhere(ctx: ProjectContext, deviceUid: string): JsonObject {
+  ctx.request.log.warn(
+    { deviceUid, projectUid: ctx.project.uid },
+    "webhook event dropped: the DeviceUID belongs to another project (answered as accepted)",
+  );
+  return {};
+}
+
+/**
  * The definition's legacy webhook endpoint (CreateLegacyWebhookEvent) and its external-device
  * twin (CreateEventExtDevice): a service that is not a module posts a Note-shaped object (an
  * Event object) as an event of a device, which is provisioned into the
- * product's project if the hub does not know it yet. `file` names the notefile (an outbound
+ * product's project if the hub does not know it yet (one of another project is answered alike, and
+ * nothing is stored: see `elsewhere`). `file` names the notefile (an outbound
  * queue: the event stands for what a device sent), `body` and `payload` (base64) are the note's,
  * `when` (epoch seconds) is when it was captured, and any other member (`sn`, `where_lat`,
  * `where_lon`, ...) is kept in the event as given. The event reaches routes, smart fleets and the
@@ -64,8 +79,17 @@ export function registerWebhookEventRoutes(router: HubRouter): void {
     }
     const productUid = ctx.params.productUID!;
     let device = await store.devices.getDevice(deviceUid);
-    if (!device || device.projectUid !== ctx.project.uid) {
-      device = await devices.provision(ctx.project.uid, deviceUid, { productUid });
+    if (device && device.projectUid !== ctx.project.uid) return elsewhere(ctx, deviceUid);
+    if (!device) {
+      try {
+        device = await devices.provision(ctx.project.uid, deviceUid, { productUid });
+      } catch (error) {
+        // Provisioned into another project since we looked: the same answer as above.
+        if (error instanceof ServiceError && error.code === "device-elsewhere") {
+          return elsewhere(ctx, deviceUid);
+        }
+        throw error;
+      }
     }
     const data: JsonObject = {};
     for (const [key, value] of Object.entries(note)) {
