@@ -1,5 +1,10 @@
-import { chmod, mkdir, readFile, rename, writeFile } from "node:fs/promises";
-import { createServer as createHttpServer, type Server as HttpServer } from "node:http";
+import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import {
+  createServer as createHttpServer,
+  type IncomingMessage,
+  type Server as HttpServer,
+  type ServerResponse,
+} from "node:http";
 import { createServer as createHttpsServer, type Server as HttpsServer } from "node:https";
 import type { AddressInfo } from "node:net";
 import { hostname } from "node:os";
@@ -71,12 +76,52 @@ export interface RunningHub {
   close(): Promise<void>;
 }
 
-/** Writes a file readable by its owner only, atomically (temp file, then rename). */
+/**
+ * Writes a file readable by its owner only, atomically (temp file, then rename): a reader finds
+ * the old file or the whole new one. The temp file is made afresh (`wx`: never through a link or a
+ * file left there).
+ */
 async function writePrivateFile(path: string, text: string): Promise<void> {
   const temp = `${path}.${process.pid}.tmp`;
-  await writeFile(temp, text, { mode: 0o600 });
+  await rm(temp, { force: true });
+  await writeFile(temp, text, { mode: 0o600, flag: "wx" });
   await chmod(temp, 0o600);
   await rename(temp, path);
+}
+
+type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/**
+ * Holds the requests that arrive before `open()`: the servers listen (their ports are needed for
+ * credentials.json) but answer nothing until the file is written, so a client that polls the
+ * port finds the file complete once it gets an answer. `fail()` answers the held ones 503.
+ */
+class RequestGate {
+  #open = false;
+  #held: [IncomingMessage, ServerResponse, RequestHandler][] = [];
+
+  wrap(handler: RequestHandler): RequestHandler {
+    return (request, response) => {
+      if (this.#open) handler(request, response);
+      else this.#held.push([request, response, handler]);
+    };
+  }
+
+  open(): void {
+    this.#open = true;
+    const held = this.#held.splice(0);
+    for (const [request, response, handler] of held) handler(request, response);
+  }
+
+  fail(): void {
+    for (const [, response] of this.#held.splice(0)) {
+      if (response.headersSent) continue;
+      response.writeHead(503, { "content-type": "application/json; charset=utf-8", connection: "close" });
+      response.end(
+        `${JSON.stringify({ err: "the hub failed to start", code: 503, status: "Service Unavailable" })}\n`,
+      );
+    }
+  }
 }
 
 async function readText(path: string): Promise<string | undefined> {
@@ -157,7 +202,8 @@ function listenOn(
 /**
  * Starts the hub: opens (or creates) `dir/hub.db`, bootstraps it on first start, serves the HTTP
  * API on `listen` and, with a certificate from its own CA, on `tlsListen`, and writes
- * `dir/credentials.json`. `cardsim hub` and `cardsim up` both start it through here.
+ * `dir/credentials.json` (atomically, mode 0600) before it answers any request on either port:
+ * what arrives earlier waits for it. `cardsim hub` and `cardsim up` both start it through here.
  */
 export async function startHub(options: StartHubOptions): Promise<RunningHub> {
   const clock = options.clock ?? new SystemClock();
@@ -173,6 +219,8 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;
   let app: FastifyInstance | undefined;
+  // Nothing is answered until credentials.json is written (it names the ports listened on).
+  const gate = new RequestGate();
   try {
     const tls = tlsListen
       ? await tlsMaterial(
@@ -198,7 +246,8 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       logger: options.log ?? false,
       publicUrl: () => publicUrl,
       // One app, two servers: the same handler answers plain HTTP and HTTPS.
-      serverFactory: (handler) => {
+      serverFactory: (fastifyHandler) => {
+        const handler = gate.wrap(fastifyHandler);
         httpServer = createHttpServer(handler);
         if (tls) {
           httpsServer = createHttpsServer({ key: tls.key, cert: tls.cert }, handler);
@@ -256,6 +305,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       password: secrets.password,
     };
     await writePrivateFile(credentialsPath, `${JSON.stringify(credentials, null, 2)}\n`);
+    gate.open();
 
     let closing: Promise<void> | undefined;
     const finalApp = app;
@@ -285,6 +335,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       },
     };
   } catch (e) {
+    gate.fail();
     httpServer?.close();
     httpsServer?.close();
     await app?.close().catch(() => undefined);
