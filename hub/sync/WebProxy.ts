@@ -34,6 +34,11 @@ export const UPLOAD_IDLE_MS = 15 * 60_000;
 export const UPLOADS_PER_DEVICE = 4;
 /** Uploads under way on the hub at most (the least recently continued goes first). */
 const MAX_UPLOADS = 256;
+/**
+ * Bytes the hub holds for uploads under way, all devices together (the least recently continued
+ * go first): without it 256 uploads of 10 MB could take 2.5 GB of the hub's memory.
+ */
+export const MAX_HELD_UPLOAD_BYTES = 64 * 1024 * 1024;
 /** A ranged read of an endpoint that ignores ranges reads the answer up to this far, at most. */
 const RANGE_READ_LIMIT = 16 * 1024 * 1024;
 
@@ -46,21 +51,33 @@ const refuse = (code: string, text: string): SyncRefusal => new SyncRefusal(code
  * memory, keyed by device, alias, method and name: each is answered `100` until the upload is
  * whole, then the one request is made. A fragment may repeat or go back (the upload is cut back to
  * its offset and continues from there), never skip ahead: a gap is refused, so an upload the hub
- * lost (a restart, 15 idle minutes) fails clearly at its next fragment.
+ * lost (a restart, 15 idle minutes, room made for others: at most 4 uploads a device, 256 and
+ * `MAX_HELD_UPLOAD_BYTES` on the hub) fails clearly at its next fragment.
  *
  * `handle` waits on the network: call it outside any store transaction.
  */
 export class WebProxy {
   readonly #uploads = new Map<string, Upload>();
+  readonly #maxHeldBytes: number;
+  /** Bytes allocated for the uploads under way (their buffers, not only what they hold yet). */
+  #heldBytes = 0;
 
   constructor(
     private readonly routing: WebRequester,
     private readonly clock: Clock,
-  ) {}
+    limits: { readonly heldBytes?: number } = {},
+  ) {
+    this.#maxHeldBytes = limits.heldBytes ?? MAX_HELD_UPLOAD_BYTES;
+  }
 
   /** Uploads under way now (for tests and diagnostics). */
   get uploads(): number {
     return this.#uploads.size;
+  }
+
+  /** Bytes held for the uploads under way (for tests and diagnostics). */
+  get heldBytes(): number {
+    return this.#heldBytes;
   }
 
   /** Answers one `web` message (already read by `readMessage`); refusals are `SyncRefusal`s. */
@@ -100,7 +117,7 @@ export class WebProxy {
       throw error;
     }
     // The endpoint answered: the upload is done with, whatever the status.
-    if (upload && this.#uploads.get(upload.key) === upload) this.#uploads.delete(upload.key);
+    if (upload && this.#uploads.get(upload.key) === upload) this.#drop(upload.key);
     let bytes = answer.body;
     let truncated = answer.truncated;
     if (range) {
@@ -133,7 +150,7 @@ export class WebProxy {
           `total ${total} is not the ${upload.total} of the upload under way: start it again at offset 0`,
         );
       }
-      this.#uploads.delete(key);
+      this.#drop(key);
       upload = undefined;
     }
     const held = upload?.length ?? 0;
@@ -162,8 +179,11 @@ export class WebProxy {
     }
     const end = offset + data.length;
     if (end > upload.bytes.length) {
-      const grown = new Uint8Array(Math.min(total, Math.max(end, upload.bytes.length * 2)));
+      const size = Math.min(total, Math.max(end, upload.bytes.length * 2));
+      this.#makeRoom(size - upload.bytes.length, key);
+      const grown = new Uint8Array(size);
       grown.set(upload.bytes.subarray(0, Math.min(upload.length, offset)));
+      this.#heldBytes += size - upload.bytes.length;
       upload.bytes = grown;
     }
     upload.bytes.set(data, offset);
@@ -179,14 +199,32 @@ export class WebProxy {
   /** Makes room for a new upload: per device and on the hub, the least recently continued goes. */
   #admit(upload: Upload): void {
     const ofDevice = [...this.#uploads.values()].filter((u) => u.deviceUid === upload.deviceUid);
-    while (ofDevice.length >= UPLOADS_PER_DEVICE) this.#uploads.delete(ofDevice.shift()!.key);
-    while (this.#uploads.size >= MAX_UPLOADS) this.#uploads.delete(this.#uploads.keys().next().value!);
+    while (ofDevice.length >= UPLOADS_PER_DEVICE) this.#drop(ofDevice.shift()!.key);
+    while (this.#uploads.size >= MAX_UPLOADS) this.#drop(this.#uploads.keys().next().value!);
+  }
+
+  /**
+   * Makes room for `more` bytes of the upload `key` within the hub's budget: the least recently
+   * continued other uploads go (an upload alone never exceeds the budget: at most 10 MB).
+   */
+  #makeRoom(more: number, key: string): void {
+    for (const other of [...this.#uploads.keys()]) {
+      if (this.#heldBytes + more <= this.#maxHeldBytes) return;
+      if (other !== key) this.#drop(other);
+    }
+  }
+
+  #drop(key: string): void {
+    const upload = this.#uploads.get(key);
+    if (!upload) return;
+    this.#heldBytes -= upload.bytes.length;
+    this.#uploads.delete(key);
   }
 
   #sweep(): void {
     const now = this.clock.now();
     for (const [key, upload] of this.#uploads) {
-      if (now - upload.touchedMs >= UPLOAD_IDLE_MS) this.#uploads.delete(key);
+      if (now - upload.touchedMs >= UPLOAD_IDLE_MS) this.#drop(key);
     }
   }
 }

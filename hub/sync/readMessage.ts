@@ -316,8 +316,13 @@ function web(f: Fields): void {
   }
   f.string("name", { optional: true, max: WEB_LIMITS.name });
   f.string("content", { optional: true, max: WEB_LIMITS.content });
-  const data = f.string("data", { optional: true, max: Number.MAX_SAFE_INTEGER });
-  if (data !== undefined && decodeBase64(data) === undefined) throw bad("data is not base64");
+  // A body (or a fragment of one) holds at most an upload's bytes: longer text is not decoded.
+  const data = f.string("data", { optional: true, max: Math.ceil(WEB_LIMITS.upload / 3) * 4 });
+  const bytes = data === undefined ? undefined : decodeBase64(data);
+  if (data !== undefined && bytes === undefined) throw bad("data is not base64");
+  if (bytes !== undefined && bytes.length > WEB_LIMITS.upload) {
+    throw bad(`data may hold at most ${WEB_LIMITS.upload} bytes (a larger body is not sent)`);
+  }
   const md5 = f.string("md5", { optional: true, max: 32 });
   if (md5 !== undefined && !MD5.test(md5)) throw bad("md5 must be 32 lowercase hexadecimal digits");
   const seconds = f.number("seconds", { min: 0 });
