@@ -536,7 +536,7 @@ function parseFloatOption(value: string): number {
 async function readTrack(path: string, speed: number | undefined) {
   const [{ readFile }, { parseTrack }] = await Promise.all([
     import("node:fs/promises"),
-    import("../firmware/world/parseTrack.js"),
+    import("../runtime/tracks/parseTrack.js"),
   ]);
   let text: string;
   try {
