@@ -50,7 +50,7 @@ export const LAYERS = {
 const PLATFORM_FREE = new Set(["core", "protocol", "firmware"]);
 
 function layerRules(layer) {
-  const forbidden = [...Object.keys(LAYERS), "bench", "test"].filter(
+  const forbidden = [...Object.keys(LAYERS), "bench", "test", "tools"].filter(
     (other) => other !== layer && !LAYERS[layer]?.includes(other),
   );
   const patterns = [

@@ -29,7 +29,7 @@ import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SeededNodeCrypto } from "../runtime/SeededNodeCrypto.js";
-import { InProcessHub } from "../runtime/startInProcessHub.js";
+import { InProcessHub } from "../runtime/InProcessHub.js";
 import { fmt, printTable } from "./stats.js";
 
 const arg = (name: string, fallback: number) => {

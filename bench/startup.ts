@@ -8,7 +8,7 @@
 import { spawn, spawnSync } from "node:child_process";
 import { rm } from "node:fs/promises";
 import { join } from "node:path";
-import { installIntoEmptyProject, packRepository, REPO } from "../test/support/packedPackage.js";
+import { installIntoEmptyProject, packRepository, REPO } from "../tools/packedPackage.js";
 import { fmt, percentile, printTable } from "./stats.js";
 
 const arg = process.argv.indexOf("--runs");

@@ -1,3 +1,6 @@
+import { existsSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { isUserMistake, oneLine } from "./CliError.js";
 import { registrations } from "./commands.js";
@@ -7,6 +10,18 @@ function commandPath(command: Command): string {
   const names: string[] = [];
   for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
   return names.join(" ");
+}
+
+/** The version in cardsim's package.json (above `cli/` in a clone, above `dist/cli/` in the package). */
+function packageVersion(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const file = join(dir, "package.json");
+    if (existsSync(file)) {
+      const { name, version } = JSON.parse(readFileSync(file, "utf8")) as { name?: string; version?: string };
+      if (name === "cardsim" && version) return version;
+    }
+    if (dirname(dir) === dir) return "unknown";
+  }
 }
 
 /**
@@ -19,6 +34,7 @@ export async function main(argv: readonly string[]): Promise<void> {
   const program = new Command()
     .name("cardsim")
     .description("A simulated IoT communications module and its cloud hub")
+    .version(packageVersion(), "-V, --version", "print cardsim's version")
     .exitOverride()
     .configureOutput({
       outputError: (text, write) => write(`${running}: ${text.replace(/^error: /, "")}`),

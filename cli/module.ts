@@ -13,7 +13,7 @@ import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
 import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.js";
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
-import type { DischargePlayer } from "../harness/DischargeCurve.js";
+import type { DischargePlayer } from "../runtime/DischargeCurve.js";
 import type { SystemClock } from "../runtime/SystemClock.js";
 import { CliError, listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
@@ -248,7 +248,7 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     // Discharge curves: the one of --discharge, and those the control API starts.
     let discharges: DischargePlayer | undefined;
     if (discharge || options.control) {
-      const { DischargePlayer } = await import("../harness/DischargeCurve.js");
+      const { DischargePlayer } = await import("../runtime/DischargeCurve.js");
       const player = new DischargePlayer(power, clock);
       if (discharge) player.playCurve(discharge);
       closers.push(() => Promise.resolve(player.stop()));
@@ -509,7 +509,7 @@ function parseVoltage(value: string): number {
 
 /** The `--discharge` curve: a linear model, or a CSV file read and checked (one line per mistake). */
 async function readDischarge(spec: string) {
-  const { parseDischarge, parseLinearDischarge } = await import("../harness/DischargeCurve.js");
+  const { parseDischarge, parseLinearDischarge } = await import("../runtime/DischargeCurve.js");
   if (spec.trim().toLowerCase().startsWith("linear:")) {
     try {
       return parseLinearDischarge(spec.trim());
@@ -536,7 +536,7 @@ function parseFloatOption(value: string): number {
 async function readTrack(path: string, speed: number | undefined) {
   const [{ readFile }, { parseTrack }] = await Promise.all([
     import("node:fs/promises"),
-    import("../firmware/world/parseTrack.js"),
+    import("../runtime/tracks/parseTrack.js"),
   ]);
   let text: string;
   try {

@@ -161,7 +161,7 @@ async function changeFor(
       if (arg === undefined) throw usage();
       const [{ readFile }, { parseTrack }] = await Promise.all([
         import("node:fs/promises"),
-        import("../firmware/world/parseTrack.js"),
+        import("../runtime/tracks/parseTrack.js"),
       ]);
       const text = await readFile(arg, "utf8").catch((error: NodeJS.ErrnoException) => {
         throw new CliError(`${arg}: ${error.code ?? error.message}`);

@@ -51,6 +51,7 @@ import { WebAgent } from "./web/WebAgent.js";
 import { encodeBase64 } from "../core/base64.js";
 import type { Surroundings } from "./world/Surroundings.js";
 import { World } from "./world/World.js";
+import { inBackground } from "./inBackground.js";
 
 export interface ModuleOptions {
   readonly clock: Clock;
@@ -579,10 +580,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
 
   /** Like exclusive, for tasks nobody waits on: a failure is logged. */
   #background(task: () => void): void {
-    if (this.#closed) return;
-    this.exclusive(task).catch((error: unknown) =>
-      this.log.error("background task failed", { error: String((error as Error)?.stack ?? error) }),
-    );
+    inBackground(this, "background task", task, () => this.#closed);
   }
 
   /** Runs `task` in its own turn among the module's writers. */

@@ -15,7 +15,7 @@ import type { ByteLink } from "../hil/links/ByteLink.js";
 import type { SimUart } from "../hil/links/SimUart.js";
 import type { UartOverflow } from "../hil/links/SimUartReceiver.js";
 import { FakeClock } from "../runtime/FakeClock.js";
-import { InProcessHub } from "../runtime/startInProcessHub.js";
+import { InProcessHub } from "../runtime/InProcessHub.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";

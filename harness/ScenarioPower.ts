@@ -5,7 +5,7 @@ import {
   parseDischarge,
   type DischargeCurve,
   type PlayingDischarge,
-} from "./DischargeCurve.js";
+} from "../runtime/DischargeCurve.js";
 import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";

@@ -1,5 +1,5 @@
 import { decodeBase64, encodeBase64 } from "../core/base64.js";
-import { ENV_KEYS, type HubEnvironment } from "../firmware/config/Environment.js";
+import { ENV_KEYS, type HubEnvironment } from "../firmware/env/Environment.js";
 import type { Module } from "../firmware/Module.js";
 import type { SimPowerSource } from "../firmware/PowerSource.js";
 import type { PowerLossMode } from "../firmware/storage/flash/PowerLossFlashFs.js";

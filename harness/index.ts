@@ -29,7 +29,7 @@ export {
   playDischarge,
   type DischargePoint,
   type PlayingDischarge,
-} from "./DischargeCurve.js";
+} from "../runtime/DischargeCurve.js";
 export {
   SimRadioConditions,
   SIGNAL_PRESETS,

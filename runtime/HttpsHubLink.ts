@@ -80,6 +80,11 @@ export class HttpsHubLink implements HubLink {
     return this.#url.origin;
   }
 
+  /** The hub's host and port as `hub.get` reports them (`localhost:7443`). */
+  get host(): string {
+    return this.#url.host;
+  }
+
   async exchange(message: ProtocolRequest): Promise<Exchanged> {
     const radio = this.#radio?.state();
     if (radio && !canReachHub(radio)) {

@@ -7,7 +7,8 @@ import {
   type SimRadioConditions,
 } from "../firmware/radio/RadioConditions.js";
 import type { World } from "../firmware/world/World.js";
-import { changeSupply, type DischargeControl, type SupplyChange } from "./supplyChange.js";
+import type { DischargePlayer } from "./DischargeCurve.js";
+import { changeSupply, type SupplyChange } from "./supplyChange.js";
 import { applyWorldChange, isWorldChange, WORLD_CHANGES } from "../firmware/world/worldChanges.js";
 
 const MAX_BODY = 4 * 1024 * 1024;
@@ -32,7 +33,7 @@ export interface ControlledParts {
   readonly radio?: SimRadioConditions;
   readonly power?: SimPowerSource;
   /** Discharge curves played on `power` (`POST /supply` with `discharge`). */
-  readonly discharge?: DischargeControl;
+  readonly discharge?: DischargePlayer;
 }
 
 /** What `GET /radio` answers. */
@@ -41,7 +42,7 @@ export function radioState(radio: SimRadioConditions): Record<string, unknown> {
 }
 
 /** What `GET /supply` answers. */
-export function supplyState(power: SimPowerSource, discharge?: DischargeControl): Record<string, unknown> {
+export function supplyState(power: SimPowerSource, discharge?: DischargePlayer): Record<string, unknown> {
   return {
     volts: power.volts,
     usb: power.onUsb,
@@ -209,7 +210,7 @@ async function handleRadio(
 
 async function handleSupply(
   power: SimPowerSource,
-  discharge: DischargeControl | undefined,
+  discharge: DischargePlayer | undefined,
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {

@@ -37,7 +37,7 @@ export type { Crypto, KeyPair } from "../core/Crypto.js";
 export { SeededCrypto } from "../core/SeededCrypto.js";
 export { WebCryptoCrypto } from "./WebCryptoCrypto.js";
 export { SeededNodeCrypto } from "./SeededNodeCrypto.js";
-export { InProcessHub, type InProcessHubOptions } from "./startInProcessHub.js";
+export { InProcessHub, type InProcessHubOptions } from "./InProcessHub.js";
 export type { KvStore } from "../firmware/storage/KvStore.js";
 export { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 export { SimPowerSource, type PowerSource } from "../firmware/PowerSource.js";

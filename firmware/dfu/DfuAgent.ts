@@ -15,7 +15,7 @@ import {
 } from "../../protocol/messages.js";
 import { HUB_CONFIG_KEY, effectiveMode, hubSettings } from "../config/HubConfig.js";
 import { storeRecord } from "../config/compactRecord.js";
-import { Environment } from "../config/Environment.js";
+import { Environment } from "../env/Environment.js";
 import { CARD_KEYS, type TimeZone } from "../config/CardSettings.js";
 import { INSTALLED_FIRMWARE_KEY, releaseName } from "../FirmwareVersion.js";
 import type { ModuleCore } from "../ModuleCore.js";

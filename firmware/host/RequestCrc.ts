@@ -1,4 +1,4 @@
-import { crc32Text } from "./crc32.js";
+import { crc32Text } from "../../core/crc32.js";
 
 /**
  * The request/reply integrity field `"crc":"SSSS:CCCCCCCC"` that hosts append to every `req`:

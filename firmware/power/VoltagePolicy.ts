@@ -1,4 +1,4 @@
-import { Environment } from "../config/Environment.js";
+import { Environment } from "../env/Environment.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import { VoltageVariable, type VoltageState } from "./VoltageVariable.js";
 

@@ -12,6 +12,11 @@ export interface HubLink {
    */
   readonly secure?: boolean;
   /**
+   * The hub's host (and port) as `hub.get` reports it when no `hub.set host` is set: the address a
+   * network link reaches. Absent for a link in process (the module then reports the default host).
+   */
+  readonly host?: string;
+  /**
    * Sends one request and resolves with the hub's reply (which may carry an `err`) and the bytes
    * both took on the wire. Rejects with a `HubLinkError` when no reply came: the connection
    * failed, timed out or was dropped.

@@ -6,7 +6,7 @@ import {
   type IoSettings,
   type TimeZone,
 } from "../config/CardSettings.js";
-import { ENV_KEYS } from "../config/Environment.js";
+import { ENV_KEYS } from "../env/Environment.js";
 import { effectivePeriods, LORA_DETAILS_KEY } from "../config/HubConfig.js";
 import {
   apiVersionUnsupported,

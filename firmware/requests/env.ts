@@ -1,5 +1,5 @@
-import { Environment, type EnvEntry } from "../config/Environment.js";
-import { ENV_TEMPLATE_KEY, envTemplateBytes } from "../config/EnvTemplate.js";
+import { Environment, type EnvEntry } from "../env/Environment.js";
+import { ENV_TEMPLATE_KEY, envTemplateBytes } from "../env/EnvTemplate.js";
 import {
   argumentRequired,
   argumentsIncompatible,

@@ -209,7 +209,7 @@ function hubGet({ module }: RequestContext): JsonObject {
     voutbound: s.voutbound,
     inbound: s.inbound,
     vinbound: s.vinbound,
-    host: s.host ?? DEFAULT_HUB_HOST,
+    host: s.host ?? module.hubLink.host ?? DEFAULT_HUB_HOST,
     sn: s.sn,
     // The schema: true only in continuous mode with sync set. The setting itself is kept, so it
     // applies again when the module is back in continuous mode.

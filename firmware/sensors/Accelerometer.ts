@@ -11,6 +11,7 @@ import {
 } from "./SensorSettings.js";
 import { SensorTimer } from "./SensorTimer.js";
 import type { JsonObject } from "../../core/json.js";
+import { inBackground } from "../inBackground.js";
 
 /** Seconds per bucket of movements when `card.motion.mode` sets none (the schema's sample reply). */
 export const DEFAULT_BUCKET_SECONDS = 5;
@@ -262,14 +263,7 @@ export class Accelerometer {
   }
 
   #run(task: () => void): void {
-    if (this.#disposed) return;
-    this.#module
-      .exclusive(() => {
-        if (!this.#disposed) task();
-      })
-      .catch((error: unknown) =>
-        this.#module.log.error("motion task failed", { error: String((error as Error)?.stack ?? error) }),
-      );
+    inBackground(this.#module, "motion task", task, () => this.#disposed);
   }
 }
 

@@ -3,6 +3,7 @@ import type { SensorPeers } from "./SensorPeers.js";
 import { AUX_PINS, type AuxEdge, type AuxPin, type AuxPinSetup } from "../world/AuxPins.js";
 import { readSettings, SENSOR_KEYS, type AuxSettings, type CarrierSettings } from "./SensorSettings.js";
 import type { JsonObject } from "../../core/json.js";
+import { inBackground } from "../inBackground.js";
 
 export const AUX_MODES = [
   "dfu",
@@ -298,19 +299,19 @@ export class AuxController {
   #note(): void {
     const module = this.#module;
     const state = this.state();
-    module
-      .exclusive(() => {
-        if (this.#disposed) return;
+    inBackground(
+      module,
+      "AUX state note",
+      () => {
         const s = this.settings;
         const file = s.file ?? DEFAULT_BUTTON_FILE;
         const body: JsonObject = { state };
         if (module.voltage.now().usb) body["power"] = true;
         module.notebox.appendToQueue(file, { body, time: module.noteTime() });
         if (!s.connected) module.notebox.requestSync(file);
-      })
-      .catch((error: unknown) =>
-        module.log.error("AUX state note failed", { error: String((error as Error)?.stack ?? error) }),
-      );
+      },
+      () => this.#disposed,
+    );
   }
 
   #driveLeds(): void {

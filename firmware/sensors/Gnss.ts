@@ -11,6 +11,7 @@ import {
   type StoredFix,
 } from "./SensorSettings.js";
 import { periodFor } from "./voltageVariableSetting.js";
+import { inBackground } from "../inBackground.js";
 
 /** One location the module knows. */
 
@@ -210,14 +211,7 @@ export class Gnss {
 
   /** Runs `task` in the module's exclusive queue, unless this receiver was replaced meanwhile. */
   #run(task: () => void): void {
-    if (this.#disposed) return;
-    this.#module
-      .exclusive(() => {
-        if (!this.#disposed) task();
-      })
-      .catch((error: unknown) =>
-        this.#module.log.error("location task failed", { error: String((error as Error)?.stack ?? error) }),
-      );
+    inBackground(this.#module, "location task", task, () => this.#disposed);
   }
 
   /** One sampling tick: did the module move since the last one? */

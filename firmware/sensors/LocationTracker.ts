@@ -6,6 +6,7 @@ import type { Fix, SensorPeers } from "./SensorPeers.js";
 import { readSettings, SENSOR_KEYS, type TrackSettings } from "./SensorSettings.js";
 import { SensorTimer } from "./SensorTimer.js";
 import type { JsonObject } from "../../core/json.js";
+import { inBackground } from "../inBackground.js";
 
 export const DEFAULT_TRACK_FILE = "_track.qo";
 /** Heartbeat interval when `heartbeat:true` comes without `hours` (ours: the vendor names none). */
@@ -184,19 +185,16 @@ export class LocationTracker implements GnssListener {
     if (!this.settings.on || minutes === undefined || minutes <= 0 || this.#disposed) return;
     const since = this.#last?.at ?? clock.now();
     const due = since + minutes * 60_000;
-    this.#heartbeat.set(due - clock.now(), () => {
-      if (this.#disposed) return;
-      this.#module
-        .exclusive(() => {
-          if (this.#disposed || !this.settings.on) return;
-          this.#write(this.#peers.currentFix(), true);
-        })
-        .catch((error: unknown) =>
-          this.#module.log.error("track heartbeat failed", {
-            error: String((error as Error)?.stack ?? error),
-          }),
-        );
-    });
+    this.#heartbeat.set(due - clock.now(), () =>
+      inBackground(
+        this.#module,
+        "track heartbeat",
+        () => {
+          if (this.settings.on) this.#write(this.#peers.currentFix(), true);
+        },
+        () => this.#disposed,
+      ),
+    );
   }
 }
 

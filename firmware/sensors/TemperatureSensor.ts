@@ -4,6 +4,7 @@ import { readSettings, SENSOR_KEYS, type TempSettings } from "./SensorSettings.j
 import { SensorTimer } from "./SensorTimer.js";
 import { periodFor } from "./voltageVariableSetting.js";
 import type { JsonObject } from "../../core/json.js";
+import { inBackground } from "../inBackground.js";
 
 export const TEMP_FILE = "_temp.qo";
 /** The on-board sensor's resolution, degrees Celsius (readings like 27.625). */
@@ -64,20 +65,17 @@ export class TemperatureSensor {
     this.#timer.clear();
     const minutes = this.minutes;
     if (minutes === undefined || this.#disposed) return;
-    this.#timer.set(minutes * 60_000, () => {
-      if (this.#disposed) return;
-      this.#module
-        .exclusive(() => {
-          if (this.#disposed) return;
+    this.#timer.set(minutes * 60_000, () =>
+      inBackground(
+        this.#module,
+        "temperature logging",
+        () => {
           this.#log();
           this.reconfigure();
-        })
-        .catch((error: unknown) =>
-          this.#module.log.error("temperature logging failed", {
-            error: String((error as Error)?.stack ?? error),
-          }),
-        );
-    });
+        },
+        () => this.#disposed,
+      ),
+    );
   }
 
   dispose(): void {

@@ -24,7 +24,7 @@ import { BATCH_LIMITS, signedText } from "../../protocol/messages.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { CARD_KEYS, type TimeZone } from "../config/CardSettings.js";
-import { ENV_KEYS, Environment, type HubEnvironment } from "../config/Environment.js";
+import { ENV_KEYS, Environment, type HubEnvironment } from "../env/Environment.js";
 import { effectiveMode, hubSettings, type SyncMode } from "../config/HubConfig.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import type { LocationReport } from "../sensors/Sensors.js";

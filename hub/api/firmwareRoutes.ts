@@ -9,7 +9,8 @@ import {
   firmwareTypeInvalid,
   hostFirmwareOnly,
 } from "../dfu/dfuErrors.js";
-import { crc32, infoString } from "../dfu/firmwareInfo.js";
+import { crc32 } from "../../core/crc32.js";
+import { infoString } from "../dfu/firmwareInfo.js";
 import { MAX_FIRMWARE_BYTES, type FirmwareQuery } from "../dfu/FirmwareService.js";
 import { FIRMWARE_TYPES, type FirmwareRecord, type FirmwareType } from "../store/FirmwareStore.js";
 import type { HubRouter } from "./HubRouter.js";

@@ -1,4 +1,4 @@
-import * as zlib from "node:zlib";
+import { crc32 } from "../../core/crc32.js";
 import type { JsonObject } from "../../core/json.js";
 import { md5Hex } from "../md5.js";
 
@@ -77,24 +77,6 @@ export function infoString(info: JsonObject | undefined | null, key: string): st
 export function digests(content: Uint8Array): { md5: string; crc32: number } {
   return { md5: md5Hex(content), crc32: crc32(content) };
 }
-
-/**
- * CRC-32 (IEEE 802.3, zlib's) of `content`, continuing from `previous` (the CRC of what came
- * before it): Node's own where it has one (20.15 and later).
- */
-export function crc32(content: Uint8Array, previous = 0): number {
-  const native = (zlib as { crc32?: (data: Uint8Array, value?: number) => number }).crc32;
-  if (native) return native(content, previous) >>> 0;
-  let crc = (previous ^ 0xffffffff) >>> 0;
-  for (const byte of content) crc = (TABLE[(crc ^ byte) & 0xff]! ^ (crc >>> 8)) >>> 0;
-  return (crc ^ 0xffffffff) >>> 0;
-}
-
-const TABLE = Array.from({ length: 256 }, (_, n) => {
-  let c = n;
-  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-  return c >>> 0;
-});
 
 /**
  * The name an upload is stored under: the uploaded name with the upload time (UTC) before its

@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { crc32Text } from "../../firmware/host/crc32.js";
+import { crc32Text } from "../../core/crc32.js";
 import { HostLineClient } from "../../hil/HostLineClient.js";
 import { PtyBridge } from "../../hil/links/PtyBridge.js";
 import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";

@@ -48,7 +48,7 @@ describe("request dispatcher", () => {
   });
 });
 
-import { crc32Text } from "../../firmware/host/crc32.js";
+import { crc32Text } from "../../core/crc32.js";
 function crcOf(text: string): string {
   return crc32Text(text).toString(16).toUpperCase().padStart(8, "0");
 }

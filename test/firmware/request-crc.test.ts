@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { crc32, crc32Text } from "../../firmware/host/crc32.js";
+import { crc32, crc32Text } from "../../core/crc32.js";
 import { appendCrc, checkRequestCrc } from "../../firmware/host/RequestCrc.js";
 import { crc32 as zlibCrc32 } from "node:zlib";
 

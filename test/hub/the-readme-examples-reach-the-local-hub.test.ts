@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startHub, type RunningHub } from "../../runtime/startHub.js";
-import { REPO } from "../support/packedPackage.js";
+import { REPO } from "../../tools/packedPackage.js";
 
 const run = promisify(execFile);
 

@@ -3,7 +3,7 @@ import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installIntoEmptyProject, linkTool, packRepository, REPO } from "../support/packedPackage.js";
+import { installIntoEmptyProject, linkTool, packRepository, REPO } from "../../tools/packedPackage.js";
 
 const run = promisify(execFile);
 

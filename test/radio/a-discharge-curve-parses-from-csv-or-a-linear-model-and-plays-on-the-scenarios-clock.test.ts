@@ -5,7 +5,7 @@ import {
   parseDischarge,
   parseDischargeCsv,
   parseLinearDischarge,
-} from "../../harness/DischargeCurve.js";
+} from "../../runtime/DischargeCurve.js";
 import { Scenario } from "../../harness/Scenario.js";
 
 const UNITS = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;

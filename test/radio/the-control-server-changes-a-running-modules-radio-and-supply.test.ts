@@ -4,7 +4,7 @@ import { SimRadioConditions } from "../../firmware/radio/RadioConditions.js";
 import { World } from "../../firmware/world/World.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { WorldControlServer } from "../../runtime/WorldControlServer.js";
-import { DischargePlayer } from "../../harness/DischargeCurve.js";
+import { DischargePlayer } from "../../runtime/DischargeCurve.js";
 
 describe("the world control server drives the radio and the supply", () => {
   let clock: FakeClock;

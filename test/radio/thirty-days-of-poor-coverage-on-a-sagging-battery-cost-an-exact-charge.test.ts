@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { SimPowerSource } from "../../firmware/PowerSource.js";
 import { SimRadioConditions } from "../../firmware/radio/RadioConditions.js";
 import type { SimHubLink } from "../../firmware/radio/SimHubLink.js";
-import { parseDischarge, playDischarge } from "../../harness/DischargeCurve.js";
+import { parseDischarge, playDischarge } from "../../runtime/DischargeCurve.js";
 import { SyncWorld } from "../sync/support/syncWorld.js";
 
 const HOUR = 3_600_000;

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { openLocationCode } from "../../core/openLocationCode.js";
-import { parseTrack } from "../../firmware/world/parseTrack.js";
+import { parseTrack } from "../../runtime/tracks/parseTrack.js";
 import { World } from "../../firmware/world/World.js";
 import { gpxDocument, twoHourDrive } from "../firmware/world/support/trackFiles.js";
 import { SyncWorld, TRANSPORTS } from "./support/syncWorld.js";

@@ -1,4 +1,4 @@
-import { crc32Sliced as crc32 } from "./crc32Sliced.js";
+import { crc32 } from "../../../core/crc32.js";
 
 /**
  * The byte layout of a journal file (described for users in docs/storage-format.md).

@@ -1,5 +1,5 @@
 import { canonicalJson } from "../../../core/json.js";
-import { crc32 } from "../../host/crc32.js";
+import { crc32 } from "../../../core/crc32.js";
 
 /**
  * `flash.json`, the superblock of a flash directory: says that the directory is a cardsim

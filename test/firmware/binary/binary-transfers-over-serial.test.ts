@@ -216,7 +216,7 @@ describe("binary transfers over a serial link", () => {
     const h = await serialHost();
     const payload = data(64);
     await h.put(payload);
-    const { crc32Text } = await import("../../../firmware/host/crc32.js");
+    const { crc32Text } = await import("../../../core/crc32.js");
     const body = '{"req":"card.binary.get","length":64}';
     const crc = crc32Text(body).toString(16).toUpperCase().padStart(8, "0");
     const bytes = await h.send(body.slice(0, -1) + `,"crc":"0007:${crc}"}\n`);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { CARD_KEYS } from "../../../firmware/config/CardSettings.js";
-import { ENV_KEYS } from "../../../firmware/config/Environment.js";
+import { ENV_KEYS } from "../../../firmware/env/Environment.js";
 import { LORA_DETAILS_KEY } from "../../../firmware/config/HubConfig.js";
 import { bootTestModule, type TestModule } from "../../support/moduleFixture.js";
 

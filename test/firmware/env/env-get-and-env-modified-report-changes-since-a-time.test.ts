@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ENV_KEYS } from "../../../firmware/config/Environment.js";
+import { ENV_KEYS } from "../../../firmware/env/Environment.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 const NOT_MODIFIED = "environment hasn't been modified {env-not-modified}";

@@ -1,5 +1,5 @@
 import { expect, it } from "vitest";
-import { ENV_KEYS } from "../../../firmware/config/Environment.js";
+import { ENV_KEYS } from "../../../firmware/env/Environment.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 // Flash written before each variable had its own record keeps a layer in one record.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ENV_KEYS, Environment, type HubEnvironment } from "../../../firmware/config/Environment.js";
+import { ENV_KEYS, Environment, type HubEnvironment } from "../../../firmware/env/Environment.js";
 import { bootTestModule, type TestModule } from "../../support/moduleFixture.js";
 
 /** What the sync engine does when a session delivers the hub's values. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { crc32 } from "../../../firmware/host/crc32.js";
+import { crc32 } from "../../../core/crc32.js";
 import { MemoryLog } from "../../../firmware/ModuleLog.js";
 import { Module } from "../../../firmware/Module.js";
 import { SeededRandom } from "../../../core/SeededRandom.js";

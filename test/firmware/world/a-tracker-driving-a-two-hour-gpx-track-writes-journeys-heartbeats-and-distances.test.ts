@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { Note } from "../../../firmware/storage/Note.js";
 import { distanceMeters } from "../../../firmware/world/geo.js";
-import { parseTrack } from "../../../firmware/world/parseTrack.js";
+import { parseTrack } from "../../../runtime/tracks/parseTrack.js";
 import { DEFAULT_MOTION_RATE, World } from "../../../firmware/world/World.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { bootTestModule, type TestModule } from "../../support/moduleFixture.js";

@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { distanceMeters } from "../../../firmware/world/geo.js";
-import { parseGpx } from "../../../firmware/world/parseGpx.js";
-import { parseNmea } from "../../../firmware/world/parseNmea.js";
-import { parseTrack } from "../../../firmware/world/parseTrack.js";
+import { parseGpx } from "../../../runtime/tracks/parseGpx.js";
+import { parseNmea } from "../../../runtime/tracks/parseNmea.js";
+import { parseTrack } from "../../../runtime/tracks/parseTrack.js";
 import { Track } from "../../../firmware/world/Track.js";
 import { TrackParseError } from "../../../firmware/world/TrackParseError.js";
 import { gpxDocument, nmea, nmeaFix, twoHourDrive } from "./support/trackFiles.js";

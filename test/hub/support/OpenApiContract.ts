@@ -92,9 +92,20 @@ export class OpenApiContract {
   static #instance: OpenApiContract | null | undefined;
 
   /** The contract, or null when ../shared is absent. */
+  /**
+   * The contract, or null when `../shared` is absent (a user's clone: the checks skip with
+   * CONTRACT_SKIP_MESSAGE). Under CI (`CI=true`) the reference data must be there: its absence
+   * fails the run instead of silently skipping the checks.
+   */
   static load(): OpenApiContract | null {
     if (this.#instance === undefined) {
-      this.#instance = existsSync(CURRENT) && existsSync(CLIENT) ? new OpenApiContract() : null;
+      const present = existsSync(CURRENT) && existsSync(CLIENT);
+      if (!present && process.env["CI"] === "true") {
+        throw new Error(
+          `CI=true but the OpenAPI definitions are missing under ${SHARED_DIR}/notehub-api: CI must run with ../shared beside the clone`,
+        );
+      }
+      this.#instance = present ? new OpenApiContract() : null;
     }
     return this.#instance;
   }

@@ -20,9 +20,10 @@ export class TestServices {
     readonly state: BootstrapState,
   ) {}
 
-  static async start(options: { seed?: number } = {}): Promise<TestServices> {
+  /** `clock`: the clock to run on (a module's, so both ends share one time); a new one by default. */
+  static async start(options: { seed?: number; clock?: FakeClock } = {}): Promise<TestServices> {
     const store = new SqliteHubStore(":memory:");
-    const clock = new FakeClock();
+    const clock = options.clock ?? new FakeClock();
     const ids = new HubIds(new SeededRandom(options.seed ?? 7));
     const listenerErrors: { error: unknown; event: EventRecord }[] = [];
     const services = createHubServices({

@@ -9,7 +9,7 @@ import type {
   ReadRequest,
 } from "../../../../protocol/messages.js";
 import { PROTOCOL_VERSION } from "../../../../protocol/version.js";
-import { crc32 } from "../../../../firmware/host/crc32.js";
+import { crc32 } from "../../../../core/crc32.js";
 import { MockHub } from "../../sync/support/MockHub.js";
 
 /**

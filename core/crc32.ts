@@ -1,7 +1,8 @@
 /**
- * CRC-32 (IEEE, the same value as `firmware/host/crc32.ts` and zlib) computed eight bytes at a
- * time ("slicing-by-8"). The flash checks every byte it reads at boot, so this runs over whole
- * journals; it is several times faster than the byte-at-a-time table.
+ * CRC-32 (IEEE 802.3, reflected polynomial 0xEDB88320: the same value as zlib's crc32), the one
+ * CRC of the product: request CRCs on the host line, the flash journal's checks and firmware
+ * images' digests. Computed eight bytes at a time ("slicing-by-8"): the flash checks every byte
+ * it reads at boot, so this runs over whole journals, several times faster than a byte at a time.
  */
 const TABLES = new Uint32Array(8 * 256);
 for (let n = 0; n < 256; n++) {
@@ -16,7 +17,8 @@ for (let n = 0; n < 256; n++) {
   }
 }
 
-export function crc32Sliced(data: Uint8Array, previous = 0): number {
+/** CRC-32 of `data`, continuing from `previous` (the CRC of what came before it). */
+export function crc32(data: Uint8Array, previous = 0): number {
   const t = TABLES;
   let crc = ~previous;
   let i = 0;
@@ -35,5 +37,18 @@ export function crc32Sliced(data: Uint8Array, previous = 0): number {
       t[two >>> 24]!;
   }
   for (; i < data.length; i++) crc = t[(crc ^ data[i]!) & 0xff]! ^ (crc >>> 8);
+  return ~crc >>> 0;
+}
+
+const encoder = new TextEncoder();
+
+/** CRC-32 of the UTF-8 encoding of `text` (without allocating for the usual all-ASCII JSON). */
+export function crc32Text(text: string): number {
+  let crc = ~0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c >= 0x80) return crc32(encoder.encode(text.slice(i)), ~crc >>> 0);
+    crc = TABLES[(crc ^ c) & 0xff]! ^ (crc >>> 8);
+  }
   return ~crc >>> 0;
 }

@@ -1,6 +1,5 @@
 import type { Clock, TimerHandle } from "../core/Clock.js";
 import type { SimPowerSource } from "../firmware/PowerSource.js";
-import type { DischargeControl, DischargeState } from "../runtime/supplyChange.js";
 
 /** One point of a discharge curve: ms since the curve started, and the supply's volts then. */
 export interface DischargePoint {
@@ -180,12 +179,22 @@ export function playDischarge(
   };
 }
 
+/** Where a discharge being played stands. */
+export interface DischargeState {
+  readonly fromVolts: number;
+  readonly toVolts: number;
+  readonly durationMs: number;
+  /** Time since it started on the module's clock, at most `durationMs`. */
+  readonly elapsedMs: number;
+  readonly finished: boolean;
+}
+
 /**
  * One supply's discharges, one at a time: a new curve replaces the one playing. What
  * `cardsim module --discharge` starts and the control API (`POST /supply` with `discharge`)
  * starts, replaces, stops and reports.
  */
-export class DischargePlayer implements DischargeControl {
+export class DischargePlayer {
   #playing: { curve: DischargeCurve; started: number; handle: PlayingDischarge } | undefined;
 
   constructor(
@@ -194,6 +203,7 @@ export class DischargePlayer implements DischargeControl {
     private readonly options: { stepMs?: number } = {},
   ) {}
 
+  /** Plays the curve `text` describes (`linear:FROM-TO/TIME` or CSV rows time,volts) from now, in place of one that plays; throws a one-line mistake. */
   play(text: string): void {
     this.playCurve(parseDischarge(text));
   }
@@ -206,11 +216,13 @@ export class DischargePlayer implements DischargeControl {
     return handle;
   }
 
+  /** Stops the curve playing, leaving the voltage where it is. */
   stop(): void {
     this.#playing?.handle.stop();
     this.#playing = undefined;
   }
 
+  /** The curve started last, if one was. */
   state(): DischargeState | undefined {
     const p = this.#playing;
     if (!p) return undefined;

@@ -1,5 +1,5 @@
-import type { TrackPoint } from "./Track.js";
-import { TrackParseError } from "./TrackParseError.js";
+import type { TrackPoint } from "../../firmware/world/Track.js";
+import { TrackParseError } from "../../firmware/world/TrackParseError.js";
 
 const KNOTS = 1852 / 3600;
 const DAY_MS = 86_400_000;

@@ -1,3 +1,7 @@
+/**
+ * Development tools shared by the tests and the benchmarks (never shipped, never imported by
+ * product code): packing this repository and installing the tarball into an empty project.
+ */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
@@ -7,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-export const REPO = fileURLToPath(new URL("../..", import.meta.url));
+export const REPO = fileURLToPath(new URL("..", import.meta.url));
 
 interface LockEntry {
   version?: string;

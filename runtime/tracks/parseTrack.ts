@@ -1,7 +1,7 @@
 import { parseGpx } from "./parseGpx.js";
 import { parseNmea } from "./parseNmea.js";
-import { Track, type TrackOptions } from "./Track.js";
-import { TrackParseError } from "./TrackParseError.js";
+import { Track, type TrackOptions } from "../../firmware/world/Track.js";
+import { TrackParseError } from "../../firmware/world/TrackParseError.js";
 
 /**
  * A playable track from the text of a GPX document or an NMEA log, told apart by their first

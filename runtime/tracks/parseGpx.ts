@@ -1,6 +1,6 @@
-import { isLatitude, isLongitude } from "./geo.js";
-import type { TrackPoint } from "./Track.js";
-import { TrackParseError } from "./TrackParseError.js";
+import { isLatitude, isLongitude } from "../../firmware/world/geo.js";
+import type { TrackPoint } from "../../firmware/world/Track.js";
+import { TrackParseError } from "../../firmware/world/TrackParseError.js";
 
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z|[+-](\d{2}):?(\d{2}))?$/;
@@ -9,7 +9,7 @@ const ISO_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(\.\d{1,9})?(Z
  * The points of a GPX document: its track points (`<trkpt>`, every track and segment in document
  * order), else its route points (`<rtept>`), else its waypoints (`<wpt>`), with `ele`, `time` and
  * the GPX 1.0 `speed`, `course`, `hdop`, `sat` children when present. A small scanner rather than
- * an XML parser: GPX files are flat, and this one has to run on the module's side of the ports.
+ * an XML parser: GPX files are flat.
  * Anything it cannot read is a TrackParseError naming the line.
  */
 export function parseGpx(text: string): TrackPoint[] {
