@@ -72,8 +72,7 @@ export interface HelloReply extends ProtocolReply {
   readonly challenge: string;
   /**
    * No longer answered: it told anyone whether the hub holds the device. A module sends its key
-   * at every `open`, and the hub ignores it when it holds one. (A module reading an older hub's
-   * `known: true` may leave its key out.)
+   * at every `open`, and the hub ignores it when it holds one.
    */
   readonly known?: boolean;
 }
