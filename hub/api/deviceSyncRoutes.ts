@@ -1,5 +1,6 @@
 import type { TLSSocket } from "node:tls";
 import type { FastifyRequest } from "fastify";
+import { helloSource } from "../sync/HelloThrottle.js";
 import type { HubRouter } from "./HubRouter.js";
 
 /** True when the request came over TLS (the hub's HTTPS listener). */
@@ -22,7 +23,7 @@ export function registerDeviceSyncRoutes(router: HubRouter): void {
     return sync.handle(ctx.request.body, {
       secure: overTls(ctx.request),
       // The socket's address (the hub trusts no forwarding header): the hello limits count it.
-      source: ctx.request.ip,
+      source: helloSource(ctx.request.ip),
       ...(Number.isSafeInteger(length) && length >= 0 ? { bytes: length } : {}),
     });
   });

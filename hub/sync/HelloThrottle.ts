@@ -34,6 +34,29 @@ export function parseHelloLimits(text: string): HelloLimits | false {
   return { perDevice, perSource };
 }
 
+/**
+ * The source a hello is counted against: an IPv4 address (also when it came IPv4-mapped), or the
+ * /64 network of an IPv6 address (one host is commonly given a whole /64, and could otherwise
+ * change address at every hello).
+ */
+export function helloSource(address: string): string {
+  const mapped = /^::ffff:(\d{1,3}(?:\.\d{1,3}){3})$/i.exec(address);
+  if (mapped) return mapped[1]!;
+  if (!address.includes(":")) return address;
+  const bare = address.split("%")[0]!.toLowerCase();
+  const [head, tail] = bare.includes("::") ? bare.split("::") : [bare, undefined];
+  const front = head ? head.split(":") : [];
+  const back = tail ? tail.split(":") : [];
+  const groups =
+    tail === undefined
+      ? front
+      : [...front, ...Array<string>(Math.max(0, 8 - front.length - back.length)).fill("0"), ...back];
+  return `${groups
+    .slice(0, 4)
+    .map((g) => (Number.parseInt(g, 16) || 0).toString(16))
+    .join(":")}::/64`;
+}
+
 interface Bucket {
   tokens: number;
   at: number;
