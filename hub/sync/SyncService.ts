@@ -80,7 +80,6 @@ export interface SyncTransport {
  * beforehand (`PUT …/devices/{deviceUID}/public-key`, or `public_key` at provisioning).
  */
 export type DeviceAuth = "tofu" | "pinned";
-export const DEVICE_AUTH_MODES: readonly DeviceAuth[] = ["tofu", "pinned"];
 
 export interface SyncServiceOptions {
   store: HubStore;
