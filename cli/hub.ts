@@ -4,6 +4,8 @@ import type { Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
+import { DEFAULT_HELLO_LIMITS, parseHelloLimits, type HelloLimits } from "../hub/sync/HelloThrottle.js";
+import type { DeviceAuth } from "../hub/sync/SyncService.js";
 import type { BootstrapState } from "../hub/bootstrap.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
 import type { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
@@ -25,6 +27,30 @@ export function parseRateLimitOption(text: string): RateLimits | false {
     throw new CliError(`--rate-limit: ${(error as Error).message}`);
   }
 }
+
+/** `--device-auth`: tofu or pinned. */
+export function parseDeviceAuthOption(text: string): DeviceAuth {
+  const mode = text.trim().toLowerCase();
+  if (mode !== "tofu" && mode !== "pinned") {
+    throw new CliError(
+      `--device-auth: use tofu (a device's first key is kept) or pinned (only devices whose key was pinned), not "${text}"`,
+    );
+  }
+  return mode;
+}
+
+/** `--hello-limit`: off, or hellos a minute per device and per source address. */
+export function parseHelloLimitOption(text: string): HelloLimits | false {
+  try {
+    return parseHelloLimits(text);
+  } catch (error) {
+    throw new CliError(`--hello-limit: ${(error as Error).message}`);
+  }
+}
+
+const DEVICE_AUTH_HELP =
+  "whom the device sync lets in: tofu (the default: a device's first session keeps its key) or pinned (only devices whose key was pinned with PUT /v1/projects/{projectUID}/devices/{deviceUID}/public-key; cardsim module --print-key prints it)";
+const HELLO_LIMIT_HELP = `sync hellos answered a minute per device (from one address) and per source address, like "${DEFAULT_HELLO_LIMITS.perDevice}/min,${DEFAULT_HELLO_LIMITS.perSource}/min" (the default), or off`;
 
 const RATE_LIMIT_HELP = `API requests per billing account: off (the default), hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
 
@@ -129,6 +155,13 @@ export function describeRateLimits(limits: RateLimits | false): string {
   return `${limits.perMinute}/min and ${limits.perDay}/day per billing account${hosted ? " (hosted)" : ""}`;
 }
 
+/** Whom the device sync lets in, as the banner says it. */
+export function describeDeviceAuth(mode: DeviceAuth): string {
+  return mode === "pinned"
+    ? "pinned (only devices whose key was pinned through the API)"
+    : "tofu (a device's first session keeps its key; --device-auth pinned for a shared hub)";
+}
+
 /**
  * What `cardsim hub` and `cardsim up` print about a running hub. The password stays in the
  * credentials file (the token is shown: the curl example needs it).
@@ -145,6 +178,7 @@ export function describeHub(hub: RunningHub, dir: string): string {
     `  login        ${c.username} (password in the credentials file)`,
     `  credentials  ${hub.credentialsPath} (mode 0600)`,
     `  rate limit   ${describeRateLimits(hub.rateLimits)}`,
+    `  device auth  ${describeDeviceAuth(hub.deviceAuth)}`,
     `  try: curl -H "Authorization: Bearer ${c.token}" ${hub.url}/v1/projects/${c.project_uid}/devices`,
   ].join("\n");
 }
@@ -154,6 +188,8 @@ interface HubCommandOptions extends LogOptions {
   listen: string;
   tlsListen: string;
   rateLimit: RateLimits | false;
+  deviceAuth: DeviceAuth;
+  helloLimit?: HelloLimits | false;
 }
 
 async function runHub(options: HubCommandOptions): Promise<void> {
@@ -168,6 +204,8 @@ async function runHub(options: HubCommandOptions): Promise<void> {
       listen: options.listen,
       tlsListen: options.tlsListen,
       rateLimits: options.rateLimit,
+      deviceAuth: options.deviceAuth,
+      ...(options.helloLimit !== undefined ? { helloLimits: options.helloLimit } : {}),
       log,
       clock: new SystemClock(),
     },
@@ -189,7 +227,9 @@ export function registerHubCommand(program: Command): void {
     .option("--dir <D>", "state directory (database, certificates, credentials.json)", DEFAULT_DIR)
     .option("--listen <HOST:PORT>", "plain HTTP address", DEFAULT_LISTEN)
     .option("--tls-listen <HOST:PORT>", 'HTTPS address, or "off"', DEFAULT_TLS_LISTEN)
-    .option("--rate-limit <LIMITS>", RATE_LIMIT_HELP, parseRateLimitOption, false);
+    .option("--rate-limit <LIMITS>", RATE_LIMIT_HELP, parseRateLimitOption, false)
+    .option("--device-auth <MODE>", DEVICE_AUTH_HELP, parseDeviceAuthOption, "tofu" as DeviceAuth)
+    .option("--hello-limit <LIMITS>", HELLO_LIMIT_HELP, parseHelloLimitOption);
   addLogOptions(hub).action((options: HubCommandOptions) => runHub(options));
 
   // --dir is the hub command's option, so it may stand before or after a subcommand's name.

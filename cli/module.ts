@@ -15,6 +15,8 @@ import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
 import type { DischargePlayer } from "../runtime/DischargeCurve.js";
 import type { SystemClock } from "../runtime/SystemClock.js";
+import { decodeBase64 } from "../core/base64.js";
+import { publicKeyToPem } from "../core/Crypto.js";
 import { CliError, listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
 import {
@@ -344,9 +346,65 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
   }
 }
 
+/**
+ * The module's public key in PEM (what a hub in pinned mode must be told,
+ * `PUT /v1/projects/{projectUID}/devices/{deviceUID}/public-key`), or undefined while it has none.
+ */
+export function modulePublicKeyPem(module: Module): string | undefined {
+  const key = module.identity().key;
+  const bytes = key && decodeBase64(key.public);
+  return bytes ? publicKeyToPem(bytes) : undefined;
+}
+
+/**
+ * `cardsim module --print-key`: the module's DeviceUID and public key (PEM), read from its flash
+ * (a module that never ran makes its identity now and keeps it there, as at its first boot). Boots
+ * the module on its flash without any link, hub or port, and stops it again.
+ */
+export async function readModuleKey(options: ModuleCommandOptions): Promise<{ device: string; pem: string }> {
+  if (flashDirectory(options) === undefined && options.seed === undefined) {
+    throw new CliError(
+      "--print-key with --no-flash: that key would be gone when the command ends; keep a flash, or give --seed (the same seed makes the same key)",
+    );
+  }
+  const [{ SimulatedModule }, { SystemClock }, { WebCryptoCrypto }, { openModuleStore }] = await Promise.all([
+    import("../runtime/SimulatedModule.js"),
+    import("../runtime/SystemClock.js"),
+    import("../runtime/WebCryptoCrypto.js"),
+    import("./flashStore.js"),
+  ]);
+  const store = await openModuleStore(options);
+  const simulated = await SimulatedModule.boot({
+    clock: new SystemClock(),
+    random: () => randomFor(options.seed),
+    ...(options.seed === undefined ? { crypto: new WebCryptoCrypto() } : { seed: options.seed }),
+    flash: { store },
+    ...(options.sku ? { variant: options.sku } : {}),
+  }).catch(async (error: unknown) => {
+    await store.close().catch(() => undefined);
+    throw error;
+  });
+  try {
+    const pem = modulePublicKeyPem(simulated.module);
+    if (!pem) throw new CliError("the module has no key pair: its flash has no room for one");
+    return { device: simulated.module.deviceUid, pem };
+  } finally {
+    await simulated.close();
+  }
+}
+
 export function describeModule(running: RunningModule): string {
   const { module, tcp, pty, flash } = running;
   const lines = [`module ${module.deviceUid} (${module.variant.name}, ${module.variant.sku})`];
+  const pem = modulePublicKeyPem(module);
+  if (pem) {
+    // The PEM's one line of base64 is the key; --print-key prints the whole PEM to pin it.
+    const base64 = pem
+      .split("\n")
+      .filter((l) => l && !l.startsWith("-----"))
+      .join("");
+    lines.push(`  key  ${base64} (Ed25519; cardsim module --print-key prints the PEM to pin)`);
+  }
   if (tcp) lines.push(`  tcp  ${tcp.address.host}:${tcp.address.port}`);
   if (pty) lines.push(`  pty  ${pty.path}`);
   lines.push(`  flash ${flash ?? "(memory only)"}`);
@@ -441,22 +499,35 @@ export function registerModuleCommand(program: Command): void {
     addHubLinkOptions(
       program.command("module").description("run one simulated module and serve its host interface"),
     ),
-  ).action(async (options: ModuleCommandOptions) => {
-    // TCP when asked for, or when nothing else would reach the module: a second module on a pty
-    // or a device must not take the first one's port.
-    const otherLink = options.pty || options.serial || options.board || options.i2c;
-    const tcp = options.tcp ?? (otherLink ? undefined : parseHostPort(DEFAULT_MODULE_TCP));
-    const running = await startModule({ ...options, tcp });
-    // Ready to stop cleanly before telling anyone it is ready.
-    onShutdown(
-      () => running.close(),
-      () => `cardsim module: stopped module ${running.module.deviceUid}; ${moduleStateLine(running)}`,
-    );
-    process.stdout.write(describeModule(running) + "\n");
-    // The first session ends when it ends (a hub elsewhere may be slow or away): said when it does.
-    if (running.hub)
-      void firstSyncLine(running, `at ${running.hub}`).then((line) => process.stdout.write(line + "\n"));
-  });
+  )
+    .option(
+      "--print-key",
+      "print the module's public key (PEM) to pin on a hub, and exit (starts no link; makes the identity of a new flash)",
+    )
+    .action(async (options: ModuleCommandOptions & { printKey?: boolean }) => {
+      if (options.printKey) {
+        const { device, pem } = await readModuleKey(options);
+        process.stdout.write(pem);
+        process.stderr.write(
+          `the key of ${device}: pin it with PUT /v1/projects/{projectUID}/devices/${device}/public-key {"key": "<PEM>"}\n`,
+        );
+        return;
+      }
+      // TCP when asked for, or when nothing else would reach the module: a second module on a pty
+      // or a device must not take the first one's port.
+      const otherLink = options.pty || options.serial || options.board || options.i2c;
+      const tcp = options.tcp ?? (otherLink ? undefined : parseHostPort(DEFAULT_MODULE_TCP));
+      const running = await startModule({ ...options, tcp });
+      // Ready to stop cleanly before telling anyone it is ready.
+      onShutdown(
+        () => running.close(),
+        () => `cardsim module: stopped module ${running.module.deviceUid}; ${moduleStateLine(running)}`,
+      );
+      process.stdout.write(describeModule(running) + "\n");
+      // The first session ends when it ends (a hub elsewhere may be slow or away): said when it does.
+      if (running.hub)
+        void firstSyncLine(running, `at ${running.hub}`).then((line) => process.stdout.write(line + "\n"));
+    });
 }
 
 /** How the module's first session (at start) went, once it has ended. */

@@ -16,7 +16,8 @@ import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js
 import type { HubStore } from "./store/HubStore.js";
 import type { EventRecord } from "./store/records.js";
 import { SyncNotifier } from "./sync/SyncNotifier.js";
-import { SyncService } from "./sync/SyncService.js";
+import type { HelloLimits } from "./sync/HelloThrottle.js";
+import { SyncService, type DeviceAuth } from "./sync/SyncService.js";
 import type { PlaceNameLookup } from "./sync/placeNames.js";
 import type { ZoneLookup } from "./sync/timeZone.js";
 
@@ -76,6 +77,10 @@ export interface HubServicesOptions {
   placeNames?: PlaceNameLookup | false;
   /** Told of a fault while handling a sync message (the module is answered `{hub-error}`). */
   onSyncFault?: (error: unknown, type: string) => void;
+  /** Whom the device sync lets in: `tofu` (default, a device's first key is kept) or `pinned`. */
+  deviceAuth?: DeviceAuth;
+  /** Hellos the device sync answers per device and source address (default generous); false: no limit. */
+  helloLimits?: HelloLimits | false;
   /** Route delivery settings (retry delays). */
   routing?: RoutingOptions;
   /** Told of a fault of route delivery (a store failure); delivery goes on. */
@@ -126,6 +131,8 @@ export function createHubServices(options: HubServicesOptions): HubServices {
       ...(options.zoneLookup !== undefined ? { zoneLookup: options.zoneLookup } : {}),
       ...(options.placeNames !== undefined ? { placeNames: options.placeNames } : {}),
       ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
+      ...(options.deviceAuth ? { deviceAuth: options.deviceAuth } : {}),
+      ...(options.helloLimits !== undefined ? { helloLimits: options.helloLimits } : {}),
     }),
     routing,
     firmware,

@@ -47,6 +47,8 @@ export const SYNC_ERRORS = {
   auth: "auth",
   /** The session token is unknown or expired: open a new session. */
   session: "session-expired",
+  /** Too many hellos for the device or from the address: say hello again later. */
+  rateLimited: "rate-limited",
   /** The hub failed. */
   hub: "hub-error",
 } as const;
@@ -66,10 +68,13 @@ export interface HelloRequest extends ProtocolRequest {
 export interface HelloReply extends ProtocolReply {
   /** The hub's time, epoch milliseconds. */
   readonly time: number;
-  /** Random bytes (base64) the module signs in `open`. */
+  /** What the module signs in `open` and names there (opaque text; the hub's to check). */
   readonly challenge: string;
-  /** True when the hub holds a public key for the device (the module then sends none). */
-  readonly known: boolean;
+  /**
+   * No longer answered: it told anyone whether the hub holds the device. A module sends its key
+   * at every `open`, and the hub ignores it when it holds one.
+   */
+  readonly known?: boolean;
 }
 
 // --- open --------------------------------------------------------------------------------
@@ -174,7 +179,10 @@ export interface OpenRequest extends ProtocolRequest {
   /** The challenge of the `hello` reply, and the module's signature of `signedText(...)`. */
   readonly challenge: string;
   readonly signature: string;
-  /** The module's public key (PEM), when the hub said it holds none. */
+  /**
+   * The module's public key (PEM). A module sends it at every `open`; the hub takes it only at the
+   * device's first session in trust-on-first-use mode, and ignores it once it holds a key.
+   */
   readonly key?: string;
   readonly why: SessionTrigger;
   /** The module's tracker session for this hub (empty before the first session). */

@@ -17,6 +17,8 @@ import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import { SystemClock } from "./SystemClock.js";
 import type { HubServices } from "../hub/HubServices.js";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
+import type { HelloLimits } from "../hub/sync/HelloThrottle.js";
+import type { DeviceAuth } from "../hub/sync/SyncService.js";
 import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../hub/bootstrap.js";
 import { buildHubApp, hubClientErrorHandler } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
@@ -58,6 +60,13 @@ export interface StartHubOptions {
    * most of a sync's cost). `dir` still holds the TLS material and credentials.
    */
   database?: "file" | "memory";
+  /**
+   * Whom the device sync lets in: `tofu` (default: trust on first use, a device's first key is
+   * kept) or `pinned` (only devices whose key was pinned through the API).
+   */
+  deviceAuth?: DeviceAuth;
+  /** Hellos the device sync answers per device and source address (default generous); false: none. */
+  helloLimits?: HelloLimits | false;
 }
 
 export interface RunningHub {
@@ -69,6 +78,8 @@ export interface RunningHub {
   readonly bootstrapped: boolean;
   /** The API's per-billing-account limits in force, false when there are none. */
   readonly rateLimits: RateLimits | false;
+  /** Whom the device sync lets in (`tofu` or `pinned`). */
+  readonly deviceAuth: DeviceAuth;
   readonly store: HubStore;
   readonly app: FastifyInstance;
   readonly services: HubServices;
@@ -243,6 +254,8 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       // Native Ed25519: the hub only verifies, and in JavaScript that is most of a session's CPU.
       crypto: new SeededNodeCrypto(),
       rateLimits: options.rateLimits ?? false,
+      deviceAuth: options.deviceAuth ?? "tofu",
+      ...(options.helloLimits !== undefined ? { helloLimits: options.helloLimits } : {}),
       logger: options.log ?? false,
       publicUrl: () => publicUrl,
       // One app, two servers: the same handler answers plain HTTP and HTTPS.
@@ -318,6 +331,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       credentialsPath,
       bootstrapped,
       rateLimits: options.rateLimits ?? false,
+      deviceAuth: options.deviceAuth ?? "tofu",
       store,
       app: finalApp,
       services: built.services,

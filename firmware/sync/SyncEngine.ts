@@ -472,7 +472,9 @@ export class SyncEngine {
         product: start.product,
         challenge: hello.challenge,
         signature: encodeBase64(signature),
-        ...(hello.known ? {} : { key: publicKeyToPem(decodeBase64(start.publicKey)!) }),
+        // Always: the hub does not say whether it holds the key (that would tell anyone which
+        // devices it knows); it ignores the key once it holds one.
+        key: publicKeyToPem(decodeBase64(start.publicKey)!),
         why,
         tracker: start.tracker,
         context: start.context,

@@ -1,3 +1,4 @@
+import { readDevicePublicKey } from "../devices/devicePublicKey.js";
 import * as errors from "../errors.js";
 import { firmwareFilterValue } from "../store/firmwareVersion.js";
 import type { DeviceFilter } from "../store/records.js";
@@ -29,9 +30,20 @@ export function deviceFilter(ctx: ProjectContext): DeviceFilter {
   };
 }
 
+/** The longest public key PEM taken (an Ed25519 one is 113 characters). */
+const MAX_PEM = 1024;
+
+/** A device public key of a request body, checked (a 400 says what is wrong), as the hub stores it. */
+function pinnedKey(pem: string | undefined, field: string): string | undefined {
+  if (pem === undefined) return undefined;
+  const read = readDevicePublicKey(pem);
+  if ("fault" in read) throw errors.fieldInvalid(field, read.fault);
+  return read.pem;
+}
+
 /** The Device API rows that are not notes, environment variables or fleets. */
 export function registerDeviceRoutes(router: HubRouter): void {
-  const { store, devices, watchdogs } = router.services;
+  const { store, devices, watchdogs, sync } = router.services;
   const P = "/v1/projects/:projectUID";
   const D = `${P}/devices/:deviceUID`;
 
@@ -140,6 +152,16 @@ export function registerDeviceRoutes(router: HubRouter): void {
     return { uid: device.uid, key: device.publicKey };
   });
 
+  // Ours, beside the hosted API's GET: pins the key the device must prove at every session (before
+  // its first one, so that nobody else can claim it; again to replace it). Sessions open now end.
+  router.project("PUT", `${D}/public-key`, "developer", async (ctx) => {
+    const device = await resolveDevice(ctx, ctx.params.deviceUID!);
+    const pem = pinnedKey(ctx.body().string("key", { required: true, max: MAX_PEM }), "key")!;
+    const pinned = await devices.pinPublicKey(device, pem);
+    await sync.keyChanged(device.uid);
+    return { uid: pinned.uid, key: pinned.publicKey };
+  });
+
   router.project("POST", `${D}/signal`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
     const body = ctx.body().object("body");
@@ -155,8 +177,15 @@ export function registerDeviceRoutes(router: HubRouter): void {
     const productUid = body.string("product_uid", { required: true })!;
     const serialNumber = body.string("device_sn", { max: 256 });
     const fleetUids = body.stringArray("fleet_uids", { max: 100 }) ?? [];
+    // Ours: the key the device is to prove, pinned before it first connects.
+    const publicKey = pinnedKey(body.string("public_key", { max: MAX_PEM }), "public_key");
     // Applies when the device first connects: until then the record holds what it will get.
-    await devices.provision(ctx.project.uid, uid, { productUid, serialNumber, fleetUids });
+    await devices.provision(ctx.project.uid, uid, {
+      productUid,
+      serialNumber,
+      fleetUids,
+      ...(publicKey ? { publicKey } : {}),
+    });
     return {};
   });
 

@@ -11,6 +11,8 @@ export interface DeviceProvisioning {
   serialNumber?: string;
   /** Fleets to join (the product's auto-provision fleets are added). */
   fleetUids?: string[];
+  /** The public key (PEM, checked) the device must prove at its sessions: pinned before it connects. */
+  publicKey?: string;
 }
 
 /** What a module tells the hub about itself when it registers (its first session, `cardsim up`). */
@@ -93,8 +95,24 @@ export class DeviceService {
         provisioned: existing?.provisioned ?? this.clock.now(),
         disabled: product.disableDevicesByDefault,
         fleetUids: [...new Set([...fleetUids, ...(product.autoProvisionFleets ?? [])])],
+        ...(request.publicKey ? { publicKey: request.publicKey } : {}),
       });
     });
+  }
+
+  /**
+   * Pins the public key (PEM, checked) the device must prove at every session from now on, in
+   * place of any it had (`PUT …/public-key`).
+   */
+  async pinPublicKey(device: DeviceRecord, publicKey: string): Promise<DeviceRecord> {
+    return this.store.transaction(() =>
+      this.store.devices.putDevice({
+        uid: device.uid,
+        projectUid: device.projectUid,
+        productUid: device.productUid,
+        publicKey,
+      }),
+    );
   }
 
   /**

@@ -1,7 +1,7 @@
-import { decodeBase64, encodeBase64 } from "../../core/base64.js";
+import { decodeBase64 } from "../../core/base64.js";
 import { utf8Length } from "../../core/bytes.js";
 import type { Clock } from "../../core/Clock.js";
-import { publicKeyFromPem, publicKeyToPem, type Crypto } from "../../core/Crypto.js";
+import type { Crypto } from "../../core/Crypto.js";
 import type { JsonObject } from "../../core/json.js";
 import type { NotefileKind } from "../../core/NotefileKind.js";
 import { kindOfGoodName, notefileNameFault } from "../../core/notefileNames.js";
@@ -34,6 +34,7 @@ import {
 import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
+import { readDevicePublicKey } from "../devices/devicePublicKey.js";
 import type { DeviceService } from "../devices/DeviceService.js";
 import type { DfuService } from "../dfu/DfuService.js";
 import type { EventService, NewEvent } from "../events/EventService.js";
@@ -46,6 +47,8 @@ import type { DeviceDetails, DeviceRecord, HealthLogRecord, LocationRecord } fro
 import { MAX_BATCH_NOTES, readMessage, type SyncRequest } from "./readMessage.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
+import { CHALLENGE_TEXT_LENGTH, SyncChallenges } from "./SyncChallenges.js";
+import { DEFAULT_HELLO_LIMITS, HelloThrottle, type HelloLimits } from "./HelloThrottle.js";
 import { packagedPlaceNames, type PlaceNameLookup } from "./placeNames.js";
 import {
   eventBase,
@@ -67,7 +70,16 @@ export interface SyncTransport {
   readonly secure: boolean;
   /** The request's size on the wire, when the transport knows it (else its JSON is measured). */
   readonly bytes?: number;
+  /** The address the message came from (HTTP), for the hello limits; none in process. */
+  readonly source?: string;
 }
+
+/**
+ * Whom the hub lets in: `tofu` (trust on first use, the local default) stores the key a device
+ * sends at its first session; `pinned` lets in only devices whose key was set through the API
+ * beforehand (`PUT …/devices/{deviceUID}/public-key`, or `public_key` at provisioning).
+ */
+export type DeviceAuth = "tofu" | "pinned";
 
 export interface SyncServiceOptions {
   store: HubStore;
@@ -91,6 +103,10 @@ export interface SyncServiceOptions {
   placeNames?: PlaceNameLookup | false;
   /** Told of a fault while handling a message (the module is answered `{hub-error}`). */
   onFault?: (error: unknown, type: string) => void;
+  /** Whom the hub lets in (default `tofu`: a device's first session stores its key). */
+  deviceAuth?: DeviceAuth;
+  /** Hellos answered per device and source address (default `DEFAULT_HELLO_LIMITS`); false: no limit. */
+  helloLimits?: HelloLimits | false;
 }
 
 /** Session tokens expire after this much hub time without a message. */
@@ -151,11 +167,10 @@ export class SyncService {
   readonly #crypto: Crypto;
   readonly #onFault: (error: unknown, type: string) => void;
   readonly #sessions = new SyncSessions(SESSION_IDLE_MS);
-  /** Per device, the challenge of its last `hello` and that exchange's bytes (counted at `open`). */
-  readonly #challenges = new Map<
-    string,
-    { challenge: string; expires: number; sent: number; received: number }
-  >();
+  /** The `hello` challenges (sealed, not stored: any number may be outstanding per device). */
+  readonly #challenges = new SyncChallenges(CHALLENGE_MS);
+  readonly #throttle: HelloThrottle | undefined;
+  readonly #deviceAuth: DeviceAuth;
   readonly #waits = new Set<() => void>();
   #zoneLookup: Promise<ZoneLookup | undefined> | undefined;
   #zoneOf: ZoneLookup = () => undefined;
@@ -176,6 +191,9 @@ export class SyncService {
     this.#notifier = options.notifier;
     this.#crypto = options.crypto;
     this.#onFault = options.onFault ?? (() => undefined);
+    this.#deviceAuth = options.deviceAuth ?? "tofu";
+    const limits = options.helloLimits ?? DEFAULT_HELLO_LIMITS;
+    this.#throttle = limits ? new HelloThrottle(limits) : undefined;
     if (options.zoneLookup === false) this.#zoneLookup = Promise.resolve(undefined);
     else if (options.zoneLookup) this.#zoneLookup = Promise.resolve(options.zoneLookup);
     if (options.placeNames === false) this.#placeNames = Promise.resolve(undefined);
@@ -205,7 +223,7 @@ export class SyncService {
       if (request.type === "push" && request.notes.some((n) => n.where)) await this.#names();
       switch (request.type) {
         case "hello":
-          return await this.#hello(request, bytes);
+          return await this.#hello(request, bytes, transport.source);
         case "open":
           return await this.#open(request, transport, bytes);
         case "signals":
@@ -231,6 +249,18 @@ export class SyncService {
     for (const release of [...this.#waits]) release();
   }
 
+  /**
+   * The device's key was pinned anew: its open sessions (opened with the key it had) end now, and
+   * the module proves the new key at its next `open`.
+   */
+  async keyChanged(deviceUid: string): Promise<void> {
+    const sessions = this.#sessions.ofDevice(deviceUid);
+    if (sessions.length === 0) return;
+    await this.#store.transaction(async () => {
+      for (const session of sessions) await this.#end(session, "device key changed", this.#clock.now());
+    });
+  }
+
   /** Sessions open now. */
   get openSessions(): number {
     return this.#sessions.size;
@@ -238,42 +268,41 @@ export class SyncService {
 
   // --- hello and open --------------------------------------------------------------------------
 
-  async #hello(request: HelloRequest, bytes: number): Promise<ProtocolReply> {
+  /**
+   * Anyone may say hello: the reply tells nothing about the device (whether the hub knows it), and
+   * the hellos answered are limited per device and per source address.
+   */
+  async #hello(request: HelloRequest, bytes: number, source: string | undefined): Promise<ProtocolReply> {
+    const now = this.#clock.now();
+    const over = source === undefined ? undefined : this.#throttle?.take(request.device, source, now);
+    if (over) {
+      throw refuse(
+        SYNC_ERRORS.rateLimited,
+        `too many hellos ${over.limit}: say hello again in ${Math.ceil(over.wait / 1000)} s`,
+      );
+    }
     const product = await this.#store.projects.getProduct(request.product);
     if (!product) throw this.#noProduct(request.product);
-    const device = await this.#store.devices.getDevice(request.device);
-    const now = this.#clock.now();
-    const reply: HelloReply = {
-      v: PROTOCOL_VERSION,
-      time: now,
-      challenge: encodeBase64(this.#ids.bytes(32)),
-      known: typeof device?.publicKey === "string",
-    };
-    if (this.#challenges.size >= 10_000) this.#pruneChallenges(now);
-    this.#challenges.set(request.device, {
-      challenge: reply.challenge,
-      expires: now + CHALLENGE_MS,
+    const reply = { v: PROTOCOL_VERSION, time: now, challenge: "" };
+    // Every challenge is as long: the reply's size is known before its challenge is made.
+    const received = jsonBytes({ ...reply, challenge: "A".repeat(CHALLENGE_TEXT_LENGTH) });
+    reply.challenge = this.#challenges.issue(request.device, request.product, now, this.#ids.bytes(32), {
       sent: bytes,
-      received: jsonBytes(reply),
+      received,
     });
-    return reply;
+    return reply satisfies HelloReply;
   }
 
   #noProduct(product: string): SyncRefusal {
     return refuse(SYNC_ERRORS.product, `no project of this hub owns the product ${product}`);
   }
 
-  #pruneChallenges(now: number): void {
-    for (const [device, c] of this.#challenges) if (c.expires < now) this.#challenges.delete(device);
-  }
-
   async #open(request: OpenRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
     const now = this.#clock.now();
-    const pending = this.#challenges.get(request.device);
-    if (!pending || pending.expires < now || pending.challenge !== request.challenge) {
-      throw refuse(SYNC_ERRORS.auth, "the challenge is unknown or expired: say hello again");
+    const pending = this.#challenges.check(request.challenge, request.device, request.product, now);
+    if (!pending) {
+      throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
     }
-    this.#challenges.delete(request.device);
     const zones = await this.#zones();
     const { context: said } = request;
     if (said.where || said.tower || said.triangulate) await this.#names();
@@ -290,19 +319,28 @@ export class SyncService {
         );
       }
 
-      // Identity: the stored key, or the one the module sends at its first session.
+      // Identity: the stored (pinned) key, or, trusted on first use, the one the module sends.
       const storedKey = device?.publicKey ?? null;
+      const pinned = this.#deviceAuth === "pinned";
+      if (pinned && storedKey === null) return this.#notPinned(request.device, product.projectUid);
       const pem = storedKey ?? request.key;
       if (pem === undefined) {
         return refusal(SYNC_ERRORS.auth, "the hub holds no key for the device: send its public key");
       }
-      const key = publicKeyFromPem(pem);
-      if (!key) return refusal(SYNC_ERRORS.auth, "the public key is not an Ed25519 key in PEM");
+      const read = readDevicePublicKey(pem);
+      if ("fault" in read) return refusal(SYNC_ERRORS.auth, `the public key ${read.fault}`);
       const signature = decodeBase64(request.signature);
       const text = encoder.encode(signedText(request.device, request.product, request.challenge));
-      if (!signature || !(await this.#crypto.verify(key, text, signature))) {
+      if (!signature || !(await this.#crypto.verify(read.key, text, signature))) {
+        // Pinned: one answer whether the device has no pinned key or another one.
+        if (pinned) return this.#notPinned(request.device, product.projectUid);
         return refusal(SYNC_ERRORS.auth, "the signature does not prove possession of the device's key");
       }
+      // Spent once proven (transactions run one at a time: a second open with it is refused).
+      if (!this.#challenges.check(request.challenge, request.device, request.product, now)) {
+        return refusal(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
+      }
+      this.#challenges.spend(request.challenge, pending.expires);
       if (device?.disabled) return this.#disabled();
 
       // Provisioning: an unknown device joins the product's project with the product's defaults.
@@ -319,7 +357,7 @@ export class SyncService {
           uid: device.uid,
           projectUid: device.projectUid,
           productUid: device.productUid,
-          publicKey: publicKeyToPem(key),
+          publicKey: read.pem,
         });
       }
       if (device.disabled) return this.#disabled();
@@ -381,6 +419,7 @@ export class SyncService {
         doc: {},
         traffic: { bytesSent: pending.sent, bytesReceived: pending.received, notesSent: 0, notesReceived: 0 },
         events: 0,
+        toldDeleted: new Set(),
       };
       Object.assign(session.doc, sessionDocument(device, session, context, request.why));
       store.afterCommit(() => this.#sessions.add(session));
@@ -415,6 +454,7 @@ export class SyncService {
 
       const gps = device.details.gpsLocation;
       const deleted = await this.#deletedFiles(device.uid, session.secure);
+      for (const name of deleted) session.toldDeleted.add(name);
       const reply: OpenReply = {
         v: PROTOCOL_VERSION,
         session: session.uid,
@@ -431,6 +471,14 @@ export class SyncService {
       await this.#account(session, bytes, reply);
       return reply;
     });
+  }
+
+  /** The refusal of a device without a pinned key (or another key than its pinned one), pinned mode. */
+  #notPinned(device: string, projectUid: string): ProtocolReply {
+    return refusal(
+      SYNC_ERRORS.auth,
+      `the hub takes only pinned keys and ${device}'s pinned key did not sign this: pin it with PUT /v1/projects/${projectUid}/devices/${device}/public-key (cardsim module --print-key prints it)`,
+    );
   }
 
   #disabled(): ProtocolReply {
@@ -572,7 +620,9 @@ export class SyncService {
         session.traffic.bytesSent += bytes;
         session.traffic.bytesReceived += jsonBytes(reply);
         session.lastSeenMs = this.#clock.now();
-        if (request.deleted) await this.#store.notefiles.forgetDeletedNotefiles(device.uid, request.deleted);
+        // Only tombstones this session's open listed go: a close cannot drop any other.
+        const confirmed = (request.deleted ?? []).filter((name) => session.toldDeleted.has(name));
+        if (confirmed.length > 0) await this.#store.notefiles.forgetDeletedNotefiles(device.uid, confirmed);
         await this.#end(session, request.why, session.lastSeenMs, request.usage);
         return reply;
       }
@@ -901,7 +951,8 @@ export class SyncService {
     const now = this.#clock.now();
     if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
     this.#lastSweep = now;
-    this.#pruneChallenges(now);
+    this.#challenges.prune(now);
+    this.#throttle?.prune(now);
     const gone = this.#sessions.sweep(now);
     if (gone.length === 0) return;
     await this.#store.transaction(async () => {

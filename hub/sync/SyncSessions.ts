@@ -35,6 +35,8 @@ export interface SyncSession {
   readonly traffic: SessionTraffic;
   /** Events the session made. */
   events: number;
+  /** Notefiles deleted on the hub that this session's `open` listed: the only ones its `close` confirms. */
+  readonly toldDeleted: Set<string>;
 }
 
 /**

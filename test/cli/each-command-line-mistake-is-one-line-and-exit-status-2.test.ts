@@ -145,4 +145,15 @@ describe("a mistake on the command line is one line saying what to do, and exit 
       );
     });
   });
+
+  it("the hub's --device-auth or --hello-limit is not one it knows", async () => {
+    await mistake(
+      ["hub", "--dir", join(dir, "hub-auth"), "--device-auth", "trusting"],
+      /^cardsim hub: --device-auth: use tofu \(.*\) or pinned \(.*\), not "trusting"$/,
+    );
+    await mistake(
+      ["hub", "--dir", join(dir, "hub-auth"), "--hello-limit", "5"],
+      /^cardsim hub: --hello-limit: expected off, or hellos a minute per device and per source address like "120\/min,6000\/min", got "5"$/,
+    );
+  });
 });

@@ -17,6 +17,10 @@ export interface Endpoint {
   body?: unknown;
 }
 
+/** An Ed25519 public key in PEM (a device's key to pin). */
+const PEM =
+  "-----BEGIN PUBLIC KEY-----\nMCowBQYDK2VwAyEA6kpsY+KcUgq+9VB7Ey7F+ZVHdq6+vnuSQh7qaRRG0iw=\n-----END PUBLIC KEY-----\n";
+
 export const ENDPOINTS: Endpoint[] = [
   // organizations and the deprecated billing-account view
   { method: "GET", path: "/v1/organizations", access: "account" },
@@ -115,6 +119,8 @@ export const ENDPOINTS: Endpoint[] = [
     body: { fleet_uids: ["{F}"] },
   },
   { method: "GET", path: "/v1/projects/{P}/devices/{D}/public-key", access: "developer" },
+  // Ours (pinning a device's key), beside the hosted API's GET.
+  { method: "PUT", path: "/v1/projects/{P}/devices/{D}/public-key", access: "developer", body: { key: PEM } },
   {
     method: "POST",
     path: "/v1/projects/{P}/devices/{D}/signal",
@@ -125,7 +131,7 @@ export const ENDPOINTS: Endpoint[] = [
     method: "POST",
     path: "/v1/projects/{P}/devices/dev:9000000000001/provision",
     access: "developer",
-    body: { product_uid: "{PR}" },
+    body: { product_uid: "{PR}", public_key: PEM },
   },
   {
     method: "POST",

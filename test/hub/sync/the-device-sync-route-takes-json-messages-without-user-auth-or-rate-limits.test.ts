@@ -19,7 +19,7 @@ describe.each(["in process", "http"] as Via[])("POST /device/v1 (%s)", (via) => 
       JSON.stringify({ v: 1, type: "hello", device: "dev:42", product: hub.productUid }),
     );
     expect(ok.status).toBe(200);
-    expect(JSON.parse(ok.text)).toMatchObject({ v: 1, known: false });
+    expect(JSON.parse(ok.text)).toMatchObject({ v: 1, challenge: expect.any(String) });
     const refused = await hub.post(JSON.stringify({ v: 9, type: "hello" }));
     expect(refused.status).toBe(200);
     expect(JSON.parse(refused.text).err).toMatch(/^\{protocol-version\}/);

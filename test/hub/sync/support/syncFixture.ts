@@ -10,6 +10,8 @@ import { HubIds } from "../../../../hub/HubIds.js";
 import type { HubServices } from "../../../../hub/HubServices.js";
 import type { HubStore } from "../../../../hub/store/HubStore.js";
 import { SqliteHubStore } from "../../../../hub/store/sqlite/SqliteHubStore.js";
+import type { HelloLimits } from "../../../../hub/sync/HelloThrottle.js";
+import type { DeviceAuth } from "../../../../hub/sync/SyncService.js";
 import type { ZoneLookup } from "../../../../hub/sync/timeZone.js";
 import type { ProtocolReply } from "../../../../protocol/messages.js";
 import { FakeClock } from "../../../../runtime/FakeClock.js";
@@ -66,7 +68,14 @@ export class SyncFixture {
     private readonly dir: string | undefined,
   ) {}
 
-  static async start(via: Via, options: { zoneLookup?: ZoneLookup } = {}): Promise<SyncFixture> {
+  static async start(
+    via: Via,
+    options: { zoneLookup?: ZoneLookup; deviceAuth?: DeviceAuth; helloLimits?: HelloLimits | false } = {},
+  ): Promise<SyncFixture> {
+    const sync = {
+      ...(options.deviceAuth ? { deviceAuth: options.deviceAuth } : {}),
+      ...(options.helloLimits !== undefined ? { helloLimits: options.helloLimits } : {}),
+    };
     const clock = new FakeClock();
     const ids = new HubIds(new SeededRandom(11));
     if (via === "in process") {
@@ -77,6 +86,7 @@ export class SyncFixture {
         ids,
         rateLimits: false,
         zoneLookup: options.zoneLookup ?? false,
+        ...sync,
       });
       const made = await bootstrapHub(store, ids, clock);
       return new SyncFixture(
@@ -101,6 +111,7 @@ export class SyncFixture {
       ids,
       rateLimits: false,
       log: false,
+      ...sync,
     });
     return new SyncFixture(
       via,
