@@ -23,7 +23,7 @@ import { TestServices } from "../hub/support/servicesFixture.js";
  * names it here instead of the old one, and the old one keeps being checked below: its messages
  * still read and accepted, and its replies still carrying what its module reads.
  */
-const ANSWERED_AS_RECORDED = ["v1/two-sessions.jsonl"];
+const ANSWERED_AS_RECORDED = ["v1-hello-without-known/two-sessions.jsonl"];
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sync");
 
@@ -299,8 +299,12 @@ describe("sync transcripts recorded by an earlier build", () => {
       for (const { request, reply } of replies)
         expect(unreadable(String(request["type"]), reply)).toEqual([]);
       if (ANSWERED_AS_RECORDED.includes(transcript.name)) {
-        // The current protocol: the very replies of the recording (fake clock, seeded hub).
-        expect(replies.map((r) => r.reply)).toEqual(replies.map((r) => r.recorded));
+        // The current protocol: the very replies of the recording (fake clock, seeded hub), but
+        // for a hello's challenge: it is sealed with a secret key made at each hub start, so it
+        // can never repeat (docs/sync-protocol.md), and only its presence is compared.
+        const sealed = (reply: Record<string, unknown> | undefined) =>
+          typeof reply?.["challenge"] === "string" ? { ...reply, challenge: "(sealed)" } : reply;
+        expect(replies.map((r) => sealed(r.reply))).toEqual(replies.map((r) => sealed(r.recorded)));
       }
     });
 
