@@ -51,7 +51,9 @@ export class SmartFleets {
     onMembership: () => void = () => undefined,
   ) {
     this.#store = store;
-    this.#jsonata = new JsonataCache(() => clock.now());
+    // Rules run in worker threads with time and memory limits (JsonataCache): a hostile rule fails
+    // (leaving memberships as they are), never the hub.
+    this.#jsonata = new JsonataCache(() => clock.now(), { workers: 1 });
     this.#onError = onError;
     this.#onMembership = onMembership;
     this.#unsubscribe = events.subscribe((event) => this.#take(event));
@@ -136,10 +138,11 @@ export class SmartFleets {
     while (this.#draining) await this.#draining;
   }
 
-  /** Stops listening (the hub closing); a batch under way ends at its next event. */
+  /** Stops listening (the hub closing) and ends the rules' worker; a batch under way ends at its next event. */
   stop(): void {
     this.#stopped = true;
     this.#pending = [];
     this.#unsubscribe();
+    void this.#jsonata.close();
   }
 }
