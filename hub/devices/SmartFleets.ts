@@ -1,7 +1,7 @@
 import type { Clock } from "../../core/Clock.js";
 import { eventDocument } from "../events/eventDocument.js";
 import type { EventService } from "../events/EventService.js";
-import { JsonataCache } from "../events/JsonataCache.js";
+import { JsonataCache, JsonataError } from "../events/JsonataCache.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { EventRecord, FleetRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
@@ -108,8 +108,17 @@ export class SmartFleets {
           let value: unknown;
           try {
             value = (await this.#jsonata.evaluate(fleet.smartRule, doc)).value;
-          } catch {
-            continue; // An error leaves the membership as it is (FleetRule).
+          } catch (error) {
+            // An error leaves the membership as it is (FleetRule); a rule stopped at a limit (time,
+            // memory) is told, as the hub's operator will want to know of it.
+            if (error instanceof JsonataError && error.limit && !this.#stopped) {
+              this.#onError(
+                new Error(
+                  `smart fleet ${fleet.uid}: its rule was stopped on event ${event.uid}: ${error.message}`,
+                ),
+              );
+            }
+            continue;
           }
           const verdict = ruleVerdict(value);
           if (verdict === "add") member.add(fleet.uid);

@@ -1,27 +1,27 @@
+import { spawn, type ChildProcess } from "node:child_process";
 import { createRequire } from "node:module";
 import { availableParallelism } from "node:os";
-import { Worker } from "node:worker_threads";
 import { JSONATA_WORKER_SOURCE } from "./jsonataWorkerSource.js";
 
 /** Longest a JSONata expression may run (ms of real time) and how deep it may recurse. */
 export const JSONATA_TIMEOUT_MS = 1000;
 export const JSONATA_STACK = 500;
 /**
- * Real time past JSONATA_TIMEOUT_MS after which a worker still evaluating is terminated (the
+ * Real time past JSONATA_TIMEOUT_MS after which a worker still evaluating is killed (the
  * library's own timeout only acts between evaluation steps: one long built-in call, a regular
  * expression backtracking or a huge `$pad`, runs on until the worker is stopped).
  */
 export const JSONATA_GRACE_MS = 500;
-/** Heap a worker may use (old generation, MB); reaching it ends that evaluation, never the hub. */
+/** Heap a worker may use (old generation, MB); reaching it ends that worker, never the hub. */
 export const JSONATA_MEMORY_MB = 128;
 /** Longest JSON text (or string) an expression may produce. */
 export const JSONATA_MAX_RESULT_CHARS = 8 * 1024 * 1024;
-/** Worker threads at most per evaluator (started when first needed). */
+/** Worker processes at most per evaluator (started when first needed). */
 export const JSONATA_WORKERS = Math.max(1, Math.min(2, availableParallelism()));
 const MAX_CACHED = 200;
 
 export interface JsonataOptions {
-  /** Worker threads at most (default JSONATA_WORKERS). */
+  /** Worker processes at most (default JSONATA_WORKERS). */
   workers?: number;
   /** The evaluation time limit in ms of real time (default JSONATA_TIMEOUT_MS). */
   timeoutMs?: number;
@@ -40,7 +40,7 @@ export interface JsonataResult {
 }
 
 /**
- * A failed evaluation: `limit` when the expression had to be stopped (its worker terminated at
+ * A failed evaluation: `limit` when the expression had to be stopped (its worker killed at
  * the deadline or out of memory, its result too large), rather than failing on its own (syntax,
  * a type error, `$error()`, the library's own step timeout or depth limit).
  */
@@ -65,11 +65,11 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  worker: ChildProcess;
   ready: boolean;
   job: Job | undefined;
   deadline: NodeJS.Timeout | undefined;
-  /** Set once the slot has been taken out of the pool (terminated, failed or exited). */
+  /** Set once the slot has been taken out of the pool (killed, failed or exited). */
   gone: boolean;
 }
 
@@ -89,12 +89,14 @@ let jsonataPath: string | undefined;
 
 /**
  * The hub's JSONata evaluator, for route transforms, proxy routes' `jsonata`/`jsonata_in` and smart
- * fleet rules. User expressions never run on the hub's thread: each is evaluated in one of a few
- * worker threads (node:worker_threads, started when first needed, kept warm, compiled
- * expressions cached per worker) with a heap limit (`resourceLimits`) and a wall-clock deadline.
- * An evaluation that runs past JSONATA_TIMEOUT_MS (+ JSONATA_GRACE_MS) or exhausts the worker's
- * heap fails with a JsonataError (`limit` set); its worker is terminated and replaced, and the
- * hub goes on answering meanwhile. `$now()` and `$millis()` read the hub's clock (`now`, epoch
+ * fleet rules. User expressions never run in the hub's process: each is evaluated in one of a few
+ * worker processes (Node run with `-e`, started when first needed, kept warm, compiled
+ * expressions cached per worker, talking over IPC) with a heap limit (`--max-old-space-size`) and
+ * a wall-clock deadline. Processes rather than worker threads: a thread's `resourceLimits` are no
+ * hard limit (one allocation past them is a fatal error of the whole process), a process's end is
+ * its own. An evaluation that runs past JSONATA_TIMEOUT_MS (+ JSONATA_GRACE_MS) or exhausts the
+ * worker's heap fails with a JsonataError (`limit` set); its worker is killed and replaced, and
+ * the hub goes on answering meanwhile. `$now()` and `$millis()` read the hub's clock (`now`, epoch
  * ms, read when the evaluation is asked for), not the machine's, so that a fake clock shapes what
  * the expressions see as it shapes everything else; `$now` keeps its picture and time zone
  * arguments. Idle workers do not keep the process alive; `close()` ends them.
@@ -116,7 +118,7 @@ export class JsonataCache {
     this.#memoryMb = options.memoryMb ?? JSONATA_MEMORY_MB;
   }
 
-  /** Worker threads running now (tests). */
+  /** Worker processes running now (tests). */
   get workers(): number {
     return this.#slots.length;
   }
@@ -157,10 +159,28 @@ export class JsonataCache {
       if (!slot) {
         // One worker starting per evaluation waiting, up to the pool's size.
         if (this.#slots.length < this.#size && this.#queue.length > this.#starting()) this.#spawn();
-        return;
+        break;
       }
       const job = this.#queue.shift()!;
       this.#run(slot, job);
+    }
+    this.#hold();
+  }
+
+  /**
+   * Workers evaluating, or starting while evaluations wait, keep the process alive (its caller
+   * is waiting for them); idle ones do not.
+   */
+  #hold(): void {
+    for (const slot of this.#slots) {
+      const { worker } = slot;
+      if (slot.job || (!slot.ready && this.#queue.length > 0)) {
+        worker.ref();
+        worker.channel?.ref();
+      } else {
+        worker.unref();
+        worker.channel?.unref();
+      }
     }
   }
 
@@ -171,7 +191,7 @@ export class JsonataCache {
   #run(slot: Slot, job: Job): void {
     slot.job = job;
     try {
-      slot.worker.postMessage({
+      slot.worker.send({
         id: job.id,
         source: job.source,
         input: job.input,
@@ -193,7 +213,7 @@ export class JsonataCache {
       slot.job = undefined;
       late?.reject(
         new JsonataError(
-          `JSONata expression ran longer than ${this.#timeoutMs} ms: it was stopped (its worker was terminated)`,
+          `JSONata expression ran longer than ${this.#timeoutMs} ms: it was stopped (its worker was killed)`,
           true,
         ),
       );
@@ -204,23 +224,31 @@ export class JsonataCache {
 
   #spawn(): void {
     jsonataPath ??= createRequire(import.meta.url).resolve("jsonata");
-    const worker = new Worker(JSONATA_WORKER_SOURCE, {
-      eval: true,
-      workerData: { jsonataPath, maxCached: MAX_CACHED },
-      resourceLimits: {
-        maxOldGenerationSizeMb: this.#memoryMb,
-        maxYoungGenerationSizeMb: Math.max(4, Math.min(32, Math.floor(this.#memoryMb / 4))),
-        stackSizeMb: 4,
-      },
-      stdout: false,
-      stderr: false,
-    });
-    worker.unref();
+    const env = { ...process.env };
+    delete env.NODE_OPTIONS; // none of the hub's loaders or flags: the program is plain JavaScript
+    const worker = spawn(
+      process.execPath,
+      [
+        `--max-old-space-size=${this.#memoryMb}`,
+        "-e",
+        JSONATA_WORKER_SOURCE,
+        jsonataPath,
+        String(MAX_CACHED),
+      ],
+      { stdio: ["ignore", "ignore", "ignore", "ipc"], serialization: "advanced", env },
+    );
     const slot: Slot = { worker, ready: false, job: undefined, deadline: undefined, gone: false };
     this.#slots.push(slot);
     worker.on("message", (message: WorkerMessage) => this.#message(slot, message));
     worker.on("error", (error: Error & { code?: string }) => this.#failed(slot, error));
-    worker.on("exit", () => this.#failed(slot, new Error("the JSONata worker exited")));
+    worker.on("exit", (code, signal) => {
+      // V8 aborts a process whose heap is exhausted.
+      const error: Error & { code?: string } = new Error(
+        `the JSONata worker ended (${signal ?? `exit code ${String(code)}`})`,
+      );
+      if (signal === "SIGABRT" || code === 134) error.code = "OUT_OF_MEMORY";
+      this.#failed(slot, error);
+    });
   }
 
   #message(slot: Slot, message: WorkerMessage): void {
@@ -257,7 +285,7 @@ export class JsonataCache {
     void this.#remove(slot);
     if (job) {
       const text =
-        error.code === "ERR_WORKER_OUT_OF_MEMORY"
+        error.code === "OUT_OF_MEMORY"
           ? `JSONata expression used more than ${this.#memoryMb} MB of memory: it was stopped`
           : `JSONata evaluation failed: ${error.message}`;
       job.reject(new JsonataError(text, true));
@@ -266,24 +294,31 @@ export class JsonataCache {
       // A worker that could not even start: what waits fails rather than waiting for ever.
       const text = `the JSONata worker could not start: ${error.message}`;
       for (const queued of this.#queue.splice(0)) queued.reject(new JsonataError(text, false));
+      this.#hold();
       return;
     }
     this.#dispatch();
   }
 
-  #remove(slot: Slot): Promise<number> {
+  #remove(slot: Slot): Promise<void> {
     slot.gone = true;
     clearTimeout(slot.deadline);
     slot.deadline = undefined;
     const i = this.#slots.indexOf(slot);
     if (i >= 0) this.#slots.splice(i, 1);
-    return slot.worker.terminate();
+    const { worker } = slot;
+    if (worker.exitCode !== null || worker.signalCode !== null) return Promise.resolve();
+    const ended = new Promise<void>((resolve) => worker.once("exit", () => resolve()));
+    worker.kill("SIGKILL");
+    return ended;
   }
 }
 
 /** A JSONata error (code and position from the library, or a message) in one line. */
 function describe(error: WorkerError, timeoutMs: number): string {
-  const code = error.code ? ` (${error.code}${error.position !== undefined ? ` at ${error.position}` : ""})` : "";
+  const code = error.code
+    ? ` (${error.code}${error.position !== undefined ? ` at ${error.position}` : ""})`
+    : "";
   switch (error.code) {
     case "D1012":
       return `JSONata expression ran longer than ${timeoutMs} ms`;

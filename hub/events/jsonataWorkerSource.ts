@@ -1,8 +1,9 @@
 /**
- * The program of a JSONata worker thread (JsonataCache), as text: it runs with `eval: true`, so the
+ * The program of a JSONata worker process (JsonataCache), as text run with `node -e`, so that the
  * same source serves the TypeScript sources (tsx, vitest) and the built dist/ alike, with no loader
  * and no file to copy. Plain CommonJS JavaScript: `require` loads the jsonata package from the path
- * the hub resolved (`workerData.jsonataPath`).
+ * the hub resolved (the first argument; the second is how many compiled expressions to keep). It
+ * talks over the IPC channel and ends when the hub goes away (the channel closes).
  *
  * Messages in: `{ id, source, input, ms, timeoutMs, stack, maxResultChars }`. Out: `{ ready: true }`
  * once loaded, then per job `{ id, json, doNotRoute }` (json: the value's JSON text, undefined when
@@ -11,9 +12,10 @@
  */
 export const JSONATA_WORKER_SOURCE = String.raw`
 "use strict";
-const { parentPort, workerData } = require("node:worker_threads");
-const jsonata = require(workerData.jsonataPath);
-const maxCached = workerData.maxCached;
+const jsonata = require(process.argv[1]);
+const maxCached = Number(process.argv[2]);
+const parentPort = { postMessage: (message) => process.send(message), on: (name, f) => process.on(name, f) };
+process.on("disconnect", () => process.exit(0));
 const compiled = new Map();
 const fromMillis = jsonata("$fromMillis($ms, $picture, $zone)");
 

@@ -617,7 +617,15 @@ export class RoutingService {
         // Stopped at a limit (time, memory, result size): a wall-clock limit may have been reached
         // on a busy machine, so the attempt is retried like any failed one, then dead-lettered.
         const text = body.text;
-        return { kind: "logged", attn: true, status: "transform limit", text, url, retry: true, deadLetter: true };
+        return {
+          kind: "logged",
+          attn: true,
+          status: "transform limit",
+          text,
+          url,
+          retry: true,
+          deadLetter: true,
+        };
       }
       return { kind: "logged", attn: true, status: "transform error", text: body.text, url, retry: false };
     }

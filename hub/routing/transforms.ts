@@ -135,7 +135,8 @@ async function viaJsonata(source: string, doc: JsonObject, cache: JsonataCache):
   try {
     result = await cache.evaluate(source, doc);
   } catch (error) {
-    if (error instanceof JsonataError && error.limit) return { kind: "error", text: error.message, limit: true };
+    if (error instanceof JsonataError && error.limit)
+      return { kind: "error", text: error.message, limit: true };
     return { kind: "error", text: (error as Error).message };
   }
   if (result.doNotRoute) return { kind: "skip" };
