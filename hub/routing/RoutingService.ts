@@ -523,7 +523,9 @@ export class RoutingService {
       };
     } else if (usesJsonata(route)) {
       // Counted durably before the user's expression runs (see beginAttempt).
-      if (this.#completions.length > 0 || this.#flushing) await this.#flush();
+      // An earlier attempt's ending of this entry, not yet written, must not undo the count.
+      if (this.#flushing) await this.#flushing;
+      if (this.#completions.some((c) => c.seq === entry.seq)) await this.#flush();
       await this.store.routes.beginAttempt(entry.seq);
       outcome = await this.#deliver(route, event);
       if (outcome.kind === "aborted" || this.#stopped) await this.store.routes.abandonAttempt(entry.seq);
