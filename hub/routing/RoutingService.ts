@@ -510,13 +510,13 @@ export class RoutingService {
         retry: false,
       };
     } else if ((entry.begun ?? 0) > 0) {
-      // The hub stopped (died) during an earlier start of this attempt: a failed attempt, not
-      // one more try of what may have killed it.
+      // The hub stopped (died) during an earlier start of this attempt, its JSONata evaluated or
+      // its request under way: a failed attempt, not one more try of what may have killed it.
       outcome = {
         kind: "logged",
         attn: true,
         status: "interrupted",
-        text: `the hub stopped while this delivery's JSONata transform was being evaluated (attempt ${entry.attempt + 1}): counted as a failed attempt`,
+        text: `the hub stopped during attempt ${entry.attempt + 1} of this delivery (its JSONata transform may have ended it): counted as a failed attempt`,
         url: deliveryUrl(route),
         retry: true,
         deadLetter: true,
