@@ -1,7 +1,7 @@
 import type { Clock } from "../../core/Clock.js";
 import { eventDocument } from "../events/eventDocument.js";
 import type { EventService } from "../events/EventService.js";
-import { JsonataCache } from "../events/JsonataCache.js";
+import { JsonataCache, JsonataError } from "../events/JsonataCache.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { EventRecord, FleetRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
@@ -51,7 +51,9 @@ export class SmartFleets {
     onMembership: () => void = () => undefined,
   ) {
     this.#store = store;
-    this.#jsonata = new JsonataCache(() => clock.now());
+    // Rules run in worker threads with time and memory limits (JsonataCache): a hostile rule fails
+    // (leaving memberships as they are), never the hub.
+    this.#jsonata = new JsonataCache(() => clock.now(), { workers: 1 });
     this.#onError = onError;
     this.#onMembership = onMembership;
     this.#unsubscribe = events.subscribe((event) => this.#take(event));
@@ -106,8 +108,17 @@ export class SmartFleets {
           let value: unknown;
           try {
             value = (await this.#jsonata.evaluate(fleet.smartRule, doc)).value;
-          } catch {
-            continue; // An error leaves the membership as it is (FleetRule).
+          } catch (error) {
+            // An error leaves the membership as it is (FleetRule); a rule stopped at a limit (time,
+            // memory) is told, as the hub's operator will want to know of it.
+            if (error instanceof JsonataError && error.limit && !this.#stopped) {
+              this.#onError(
+                new Error(
+                  `smart fleet ${fleet.uid}: its rule was stopped on event ${event.uid}: ${error.message}`,
+                ),
+              );
+            }
+            continue;
           }
           const verdict = ruleVerdict(value);
           if (verdict === "add") member.add(fleet.uid);
@@ -136,10 +147,11 @@ export class SmartFleets {
     while (this.#draining) await this.#draining;
   }
 
-  /** Stops listening (the hub closing); a batch under way ends at its next event. */
+  /** Stops listening (the hub closing) and ends the rules' worker; a batch under way ends at its next event. */
   stop(): void {
     this.#stopped = true;
     this.#pending = [];
     this.#unsubscribe();
+    void this.#jsonata.close();
   }
 }

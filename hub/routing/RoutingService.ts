@@ -18,7 +18,7 @@ import { headerMap, HttpSender, type OutboundResult } from "./HttpSender.js";
 import { brokerUrl, MqttPublisher } from "./MqttPublisher.js";
 import { routeFleets, routeTakesDevice, routeTakesFile } from "./routeFilter.js";
 import { DELIVERED_TYPES, routeFromBody, routeWithChanges } from "./routeSettings.js";
-import { JsonataCache } from "../events/JsonataCache.js";
+import { JsonataCache, JsonataError, type JsonataOptions } from "../events/JsonataCache.js";
 import { transformEvent } from "./transforms.js";
 
 /**
@@ -45,6 +45,8 @@ const COMPLETION_BATCH = 64;
 export interface RoutingOptions {
   /** Delays of the retries after a failed attempt (default RETRY_DELAYS_MS). */
   retryDelaysMs?: readonly number[];
+  /** Limits of the JSONata evaluator (transforms, proxy routes): workers, time, memory. */
+  jsonata?: JsonataOptions;
 }
 
 /** A proxy route as a web request uses it. */
@@ -129,7 +131,16 @@ interface Lane {
 
 /** What one attempt came to. */
 type Outcome =
-  | { kind: "logged"; attn: boolean; status: string; text: string; url: string; retry: boolean }
+  | {
+      kind: "logged";
+      attn: boolean;
+      status: string;
+      text: string;
+      url: string;
+      retry: boolean;
+      /** With `retry`: once the retries are used up, the last log says `dead letter`. */
+      deadLetter?: boolean;
+    }
   /** `$doNotRoute()`: the event is dropped for this route, unlogged. */
   | { kind: "skip" }
   /** The hub is stopping: no log, the entry stays queued for the next start. */
@@ -149,6 +160,20 @@ function headersOf(settings: JsonObject): Record<string, string> {
       if (typeof value === "string") out[name] = value;
   }
   return out;
+}
+
+/** Where a route delivers (shown in its logs). */
+function deliveryUrl(route: RouteRecord): string {
+  const settings = route.settings;
+  return route.type === "mqtt"
+    ? `${brokerUrl(settings)}/${String(settings.topic ?? "")}`
+    : String(settings.url ?? settings.webhook_url ?? "");
+}
+
+/** A route whose transform evaluates a user's JSONata expression for each event. */
+function usesJsonata(route: RouteRecord): boolean {
+  const transform = route.settings.transform;
+  return isJsonObject(transform) && transform.format === "jsonata";
 }
 
 /** A proxy route's URL with the request's `name` appended: one slash between them, a query as is. */
@@ -203,7 +228,7 @@ export class RoutingService {
     this.#retryDelays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.#http = new HttpSender(clock);
     this.#mqtt = new MqttPublisher(clock);
-    this.#jsonata = new JsonataCache(() => clock.now());
+    this.#jsonata = new JsonataCache(() => clock.now(), options.jsonata);
     this.#alarm = new Alarm(clock, () => this.#pump());
     this.#unsubscribe = events.subscribe((event) => this.#received(event));
     this.#ready = this.#resume().catch((error: unknown) => this.#report(error));
@@ -474,16 +499,39 @@ export class RoutingService {
     const { entry } = pending;
     const started = this.clock.now();
     const event = pending.event ?? (await this.store.telemetry.getEvent(entry.projectUid, entry.eventUid));
-    const outcome: Outcome = event
-      ? await this.#deliver(route, event)
-      : {
-          kind: "logged",
-          attn: true,
-          status: "event gone",
-          text: "the event no longer exists (its device was deleted with its history)",
-          url: "",
-          retry: false,
-        };
+    let outcome: Outcome;
+    if (!event) {
+      outcome = {
+        kind: "logged",
+        attn: true,
+        status: "event gone",
+        text: "the event no longer exists (its device was deleted with its history)",
+        url: "",
+        retry: false,
+      };
+    } else if ((entry.begun ?? 0) > 0) {
+      // The hub stopped (died) during an earlier start of this attempt, its JSONata evaluated or
+      // its request under way: a failed attempt, not one more try of what may have killed it.
+      outcome = {
+        kind: "logged",
+        attn: true,
+        status: "interrupted",
+        text: `the hub stopped during attempt ${entry.attempt + 1} of this delivery (its JSONata transform may have ended it): counted as a failed attempt`,
+        url: deliveryUrl(route),
+        retry: true,
+        deadLetter: true,
+      };
+    } else if (usesJsonata(route)) {
+      // Counted durably before the user's expression runs (see beginAttempt).
+      // An earlier attempt's ending of this entry, not yet written, must not undo the count.
+      if (this.#flushing) await this.#flushing;
+      if (this.#completions.some((c) => c.seq === entry.seq)) await this.#flush();
+      await this.store.routes.beginAttempt(entry.seq);
+      outcome = await this.#deliver(route, event);
+      if (outcome.kind === "aborted" || this.#stopped) await this.store.routes.abandonAttempt(entry.seq);
+    } else {
+      outcome = await this.#deliver(route, event);
+    }
     if (outcome.kind === "aborted" || this.#stopped) return;
     const finished = this.clock.now();
     const log: RouteLogRecord | null =
@@ -504,6 +552,11 @@ export class RoutingService {
           }
         : null;
     const delay = outcome.kind === "logged" && outcome.retry ? this.#retryDelays[entry.attempt] : undefined;
+    if (log && outcome.kind === "logged" && outcome.retry && outcome.deadLetter && delay === undefined) {
+      // Retries used up: the delivery is dropped from the queue, and its last log says so.
+      log.status = "dead letter";
+      log.text = `${outcome.text}; dead-lettered after ${entry.attempt + 1} attempt${entry.attempt === 0 ? "" : "s"}: not retried again`;
+    }
     const next =
       delay === undefined
         ? null
@@ -511,6 +564,7 @@ export class RoutingService {
     this.#complete({ seq: entry.seq, log, next });
     lane.entries.remove(pending);
     if (next && this.#lanes.get(uid) === lane) {
+      entry.begun = 0;
       entry.attempt = next.attempt;
       entry.dueMs = next.dueMs;
       entry.source = next.source;
@@ -545,10 +599,7 @@ export class RoutingService {
 
   async #deliver(route: RouteRecord, event: EventRecord): Promise<Outcome> {
     const settings = route.settings;
-    const url =
-      route.type === "mqtt"
-        ? `${brokerUrl(settings)}/${String(settings.topic ?? "")}`
-        : String(settings.url ?? settings.webhook_url ?? "");
+    const url = deliveryUrl(route);
     if (!DELIVERED_TYPES.has(route.type) || route.type === "proxy") {
       return {
         kind: "logged",
@@ -564,6 +615,20 @@ export class RoutingService {
     const body = made instanceof Promise ? await made : made;
     if (body.kind === "skip") return { kind: "skip" };
     if (body.kind === "error") {
+      if (body.limit) {
+        // Stopped at a limit (time, memory, result size): a wall-clock limit may have been reached
+        // on a busy machine, so the attempt is retried like any failed one, then dead-lettered.
+        const text = body.text;
+        return {
+          kind: "logged",
+          attn: true,
+          status: "transform limit",
+          text,
+          url,
+          retry: true,
+          deadLetter: true,
+        };
+      }
       return { kind: "logged", attn: true, status: "transform error", text: body.text, url, retry: false };
     }
     const timeoutMs = timeoutOf(settings) ?? DEFAULT_TIMEOUT_MS;
@@ -671,7 +736,7 @@ export class RoutingService {
     let body = req.body ?? null;
     const outgoing = typeof target.transform.jsonata === "string" ? target.transform.jsonata : "";
     if (body && outgoing.trim() !== "" && /json/i.test(contentType)) {
-      body = await this.#reshape(outgoing, body);
+      body = await this.#reshape(outgoing, body, req, target.routeUid, url);
     }
     const headers: Record<string, string> = { ...target.headers };
     if (body) headers["Content-Type"] = contentType;
@@ -720,7 +785,7 @@ export class RoutingService {
     let answer = result.body;
     const incoming = typeof target.transform.jsonata_in === "string" ? target.transform.jsonata_in : "";
     if (incoming.trim() !== "" && /json/i.test(result.headers["content-type"] ?? "") && !result.truncated) {
-      answer = await this.#reshape(incoming, answer);
+      answer = await this.#reshape(incoming, answer, req, target.routeUid, url);
     }
     return {
       status: result.status,
@@ -732,18 +797,45 @@ export class RoutingService {
     };
   }
 
-  /** A JSON document reshaped by a proxy route's JSONata. */
-  async #reshape(source: string, bytes: Uint8Array): Promise<Uint8Array> {
+  /**
+   * A JSON document reshaped by a proxy route's JSONata; a failure (the expression's own, or a
+   * limit reached) is logged for the route (source `web proxy`) and fails the web request.
+   */
+  async #reshape(
+    source: string,
+    bytes: Uint8Array,
+    req: WebRequest,
+    routeUid: string,
+    url: string,
+  ): Promise<Uint8Array> {
     let input: unknown;
     try {
       input = JSON.parse(decoder.decode(bytes));
     } catch {
       return bytes; // not JSON after all: sent as it is
     }
+    const started = this.clock.now();
     try {
-      const { value } = await this.#jsonata.evaluate(source, input);
-      return new TextEncoder().encode(typeof value === "string" ? value : JSON.stringify(value ?? null));
+      const { value, json } = await this.#jsonata.evaluate(source, input);
+      return new TextEncoder().encode(typeof value === "string" ? value : (json ?? "null"));
     } catch (error) {
+      const limit = error instanceof JsonataError && error.limit;
+      await this.store.routes
+        .addLog({
+          projectUid: req.projectUid,
+          routeUid,
+          eventUid: req.eventUid ?? "",
+          deviceUid: req.deviceUid,
+          file: "",
+          dateMs: started,
+          durationMs: this.clock.now() - started,
+          attn: true,
+          status: limit ? "transform limit" : "transform error",
+          text: (error as Error).message,
+          url,
+          source: "web proxy",
+        })
+        .catch((failure: unknown) => this.#report(failure));
       throw new WebRequestError("transform", (error as Error).message);
     }
   }
@@ -800,12 +892,15 @@ export class RoutingService {
     this.#alarm.cancel();
     this.#stopping.abort();
     this.#http.abortAll();
+    // Evaluations under way fail now (their attempts see the stop and stay queued).
+    const evaluator = this.#jsonata.close();
     await this.#ready;
     await this.#intaking;
     await Promise.allSettled([...this.#inflight]);
     await this.#flush();
     this.#http.close();
     await this.#mqtt.close();
+    await evaluator;
   }
 
   #report(error: unknown): void {

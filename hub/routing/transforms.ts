@@ -2,7 +2,7 @@ import type { JsonObject } from "../../core/json.js";
 import { decodeBase64 } from "../../core/base64.js";
 import { eventDocument } from "../events/eventDocument.js";
 import type { EventRecord } from "../store/records.js";
-import type { JsonataCache } from "../events/JsonataCache.js";
+import { JsonataError, type JsonataCache, type JsonataResult } from "../events/JsonataCache.js";
 
 /** The members the hub adds to a stored event's document. */
 const IDENTITY = ["event", "device", "file", "received", "when", "session"];
@@ -25,8 +25,12 @@ export type Transformed =
   | { kind: "send"; body: Uint8Array | string; contentType: string }
   /** `$doNotRoute()` was called: the event is not for this route (nothing logged). */
   | { kind: "skip" }
-  /** The transform failed or produced nothing: logged, never retried (it would fail again). */
-  | { kind: "error"; text: string };
+  /**
+   * The transform failed or produced nothing: logged, never retried (it would fail again); with
+   * `limit`, its JSONata was stopped at a limit (time, memory, result size): logged and retried
+   * as a failed attempt is, until the retries are used up.
+   */
+  | { kind: "error"; text: string; limit?: boolean };
 
 const json = (value: unknown): Transformed => ({
   kind: "send",
@@ -127,10 +131,12 @@ export function transformEvent(
 }
 
 async function viaJsonata(source: string, doc: JsonObject, cache: JsonataCache): Promise<Transformed> {
-  let result: { value: unknown; doNotRoute: boolean };
+  let result: JsonataResult;
   try {
     result = await cache.evaluate(source, doc);
   } catch (error) {
+    if (error instanceof JsonataError && error.limit)
+      return { kind: "error", text: error.message, limit: true };
     return { kind: "error", text: (error as Error).message };
   }
   if (result.doNotRoute) return { kind: "skip" };
@@ -140,5 +146,9 @@ async function viaJsonata(source: string, doc: JsonObject, cache: JsonataCache):
   if (typeof result.value === "string") {
     return { kind: "send", body: result.value, contentType: "text/plain; charset=utf-8" };
   }
-  return json(result.value);
+  // The worker's JSON text of the value, as JSON.stringify(value) would make it here.
+  if (result.json === undefined) {
+    return { kind: "error", text: "the JSONata expression produced no JSON value: nothing was sent" };
+  }
+  return { kind: "send", body: result.json, contentType: "application/json" };
 }

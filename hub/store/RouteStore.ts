@@ -32,6 +32,11 @@ export interface RouteQueueEntry {
   /** Epoch ms at which it may be attempted. */
   dueMs: number;
   source: RouteSource;
+  /**
+   * Attempts of this entry begun (beginAttempt) and never ended: the hub stopped during them.
+   * 0 when queued and after every ended attempt.
+   */
+  begun?: number;
 }
 
 export type NewRouteQueueEntry = Omit<RouteQueueEntry, "seq">;
@@ -116,6 +121,14 @@ export interface RouteStore {
    * is skipped, log and all.
    */
   completeAttempts(completions: readonly AttemptCompletion[]): Promise<void>;
+  /**
+   * Records, durably before it starts, that an attempt of the entry begins (its `begun` count goes
+   * up; ending the attempt, or abandonAttempt, sets it back), so that the next start knows of an
+   * attempt the hub died during.
+   */
+  beginAttempt(seq: number): Promise<void>;
+  /** An attempt begun and abandoned unended by a hub stopping in good order: not counted. */
+  abandonAttempt(seq: number): Promise<void>;
   addLog(log: RouteLogRecord): Promise<void>;
   /** Logs of a project matching the filter, paged. */
   listLogs(

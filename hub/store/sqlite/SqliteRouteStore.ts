@@ -35,6 +35,7 @@ interface QueueRow {
   attempt: number;
   due: number;
   source: string;
+  begun: number;
 }
 
 interface LogRow {
@@ -73,6 +74,7 @@ const entry = (r: QueueRow): RouteQueueEntry => ({
   attempt: r.attempt,
   dueMs: r.due,
   source: r.source as RouteSource,
+  begun: r.begun,
 });
 
 const log = (r: LogRow): RouteLogRecord => ({
@@ -175,7 +177,7 @@ export class SqliteRouteStore implements RouteStore {
       for (const { seq, log: entryLog, next } of completions) {
         const changed = next
           ? this.sql.run(
-              "UPDATE route_queue SET attempt = ?, due = ?, source = ? WHERE seq = ?",
+              "UPDATE route_queue SET attempt = ?, due = ?, source = ?, begun = 0 WHERE seq = ?",
               next.attempt,
               next.dueMs,
               next.source,
@@ -185,6 +187,14 @@ export class SqliteRouteStore implements RouteStore {
         if (changed > 0 && entryLog) this.#insertLog(entryLog);
       }
     });
+  }
+
+  async beginAttempt(seq: number): Promise<void> {
+    this.sql.run("UPDATE route_queue SET begun = begun + 1 WHERE seq = ?", seq);
+  }
+
+  async abandonAttempt(seq: number): Promise<void> {
+    this.sql.run("UPDATE route_queue SET begun = MAX(begun - 1, 0) WHERE seq = ?", seq);
   }
 
   async addLog(entryLog: RouteLogRecord): Promise<void> {

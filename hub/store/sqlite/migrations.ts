@@ -404,4 +404,10 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS dfu_requests_device ON dfu_requests(project_uid, device_uid, type, id);
   `,
+  // Attempts of a queued delivery begun and not ended (the hub stopped during them): counted
+  // before a JSONata transform is evaluated, so that a delivery the hub dies on is not tried again
+  // and again at every start.
+  `
+  ALTER TABLE route_queue ADD COLUMN begun INTEGER NOT NULL DEFAULT 0;
+  `,
 ];

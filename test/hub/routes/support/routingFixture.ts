@@ -124,6 +124,7 @@ export class RoutingHub {
   }
 
   async close(): Promise<void> {
+    this.services.smartFleets.stop();
     await this.routing.stop();
     await this.store.close();
   }
