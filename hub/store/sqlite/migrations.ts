@@ -404,4 +404,9 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS dfu_requests_device ON dfu_requests(project_uid, device_uid, type, id);
   `,
+
+  // 7: route logs by date, so that their retention drops the old ones without a full scan.
+  `
+  CREATE INDEX IF NOT EXISTS route_logs_date ON route_logs(date);
+  `,
 ];
