@@ -307,7 +307,8 @@ export class RoutingService {
     const current = await this.get(projectUid, routeUid);
     if (!current) return undefined;
     const definition = routeWithChanges(current, body);
-    this.#checkTarget(definition);
+    // Checked when the target changes: a route made under another policy may still be disabled.
+    if (routeTarget(definition)?.url !== routeTarget(current)?.url) this.#checkTarget(definition);
     await this.#checkFleets(projectUid, definition.settings);
     const route: RouteRecord = { ...current, ...definition, modified: this.clock.now() };
     await this.store.routes.updateRoute(route);

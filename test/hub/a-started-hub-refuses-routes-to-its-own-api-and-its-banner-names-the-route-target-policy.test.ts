@@ -2,7 +2,9 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { describeHub } from "../../cli/hub.js";
+import { Command } from "commander";
+import { CliError } from "../../cli/CliError.js";
+import { describeHub, parseRouteTargets, registerHubCommand } from "../../cli/hub.js";
 import { parseHostPort } from "../../hub/HostPort.js";
 import { defaultRouteTargets, startHub } from "../../runtime/startHub.js";
 import { HttpEndpoint } from "./routes/support/servers.js";
@@ -48,6 +50,22 @@ describe("a started hub's route targets (loopback only)", () => {
     expect(defaultRouteTargets(at("[::]:7480"), undefined)).toBe("public-only");
     expect(defaultRouteTargets(at("127.0.0.1:7480"), at("0.0.0.0:7443"))).toBe("public-only");
     expect(defaultRouteTargets(at("192.168.1.20:7480"), undefined)).toBe("public-only");
+  });
+
+  it("cardsim hub reads --route-targets, --route-log-keep and --route-log-days, and says what is wrong with them", () => {
+    expect(parseRouteTargets("public-only")).toBe("public-only");
+    expect(parseRouteTargets("ANY")).toBe("any");
+    expect(() => parseRouteTargets("private")).toThrow(CliError);
+    expect(() => parseRouteTargets("private")).toThrow('--route-targets "private" is not any or public-only');
+    const program = new Command().exitOverride();
+    registerHubCommand(program);
+    const hub = program.commands.find((c) => c.name() === "hub")!;
+    hub.action(() => undefined);
+    program.parse(["node", "cardsim", "hub", "--route-targets", "public-only", "--route-log-keep", "50"]);
+    expect(hub.opts()).toMatchObject({ routeTargets: "public-only", routeLogKeep: 50, routeLogDays: 30 });
+    expect(() => program.parse(["node", "cardsim", "hub", "--route-log-days", "ten"])).toThrow(
+      '--route-log-days "ten" is not a whole number (0 for no limit)',
+    );
   });
 
   it("refuses a route to its own HTTP or HTTPS API with a 400, allows the user's backend, and says 'any'", async () => {

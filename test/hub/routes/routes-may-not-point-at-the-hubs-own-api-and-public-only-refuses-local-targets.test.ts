@@ -1,4 +1,7 @@
 import type { LookupAddress } from "node:dns";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { WebRequestError } from "../../../hub/routing/RoutingService.js";
 import type { ListeningAddress, RouteTargetPolicy } from "../../../hub/routing/RouteTargets.js";
@@ -23,8 +26,9 @@ describe("route targets (fake clock, in process, loopback servers)", () => {
   let listening: ListeningAddress[];
   const names = new Map<string, LookupAddress[]>();
 
-  async function start(policy: RouteTargetPolicy): Promise<void> {
+  async function start(policy: RouteTargetPolicy, path?: string): Promise<void> {
     hub = await RoutingHub.start({
+      ...(path ? { path } : {}),
       routing: {
         targets: {
           policy,
@@ -237,6 +241,25 @@ describe("route targets (fake clock, in process, loopback servers)", () => {
       expect(backend.received).toEqual([]);
     } finally {
       await broker.close();
+    }
+  });
+
+  it("a route made under any, on a hub restarted public-only, may still be changed but is refused at delivery", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "cardsim-route-targets-"));
+    try {
+      await start("any", join(dir, "hub.db"));
+      const route = await hub.route({ label: "mine", type: "http", http: { url: `${backend.url}/in` } });
+      await hub.close();
+      await start("public-only", join(dir, "hub.db"));
+      await hub.routing.update(hub.projectUid, route.uid, { label: "renamed" });
+      await refusal(hub.routing.update(hub.projectUid, route.uid, { http: { url: `${backend.url}/other` } }));
+      await hub.event(device, "data.qo", { n: 1 });
+      await hub.settle();
+      expect(backend.received).toEqual([]);
+      expect((await hub.logs(route.uid)).map((l) => l.status)).toEqual(["refused"]);
+      await hub.routing.update(hub.projectUid, route.uid, { disabled: true });
+    } finally {
+      await rm(dir, { recursive: true, force: true }); // (afterEach closes the hub)
     }
   });
 
