@@ -7,6 +7,7 @@ import { PROJECT_ROLES } from "../hub/auth/Principal.js";
 import { DEFAULT_HELLO_LIMITS, parseHelloLimits, type HelloLimits } from "../hub/sync/HelloThrottle.js";
 import type { DeviceAuth } from "../hub/sync/SyncService.js";
 import type { BootstrapState } from "../hub/bootstrap.js";
+import type { RouteTargetPolicy } from "../hub/routing/RouteTargets.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
 import type { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
@@ -51,6 +52,29 @@ export function parseHelloLimitOption(text: string): HelloLimits | false {
 const DEVICE_AUTH_HELP =
   "whom the device sync lets in: tofu (the default: a device's first session keeps its key) or pinned (only devices whose key was pinned with PUT /v1/projects/{projectUID}/devices/{deviceUID}/public-key; cardsim module --print-key prints it)";
 const HELLO_LIMIT_HELP = `sync hellos answered a minute per device (from one address) and per source address, like "${DEFAULT_HELLO_LIMITS.perDevice}/min,${DEFAULT_HELLO_LIMITS.perSource}/min" (the default), or off`;
+/** `--route-targets`: any or public-only. */
+export function parseRouteTargets(text: string): RouteTargetPolicy {
+  const t = text.trim().toLowerCase();
+  if (t === "any" || t === "public-only") return t;
+  throw new CliError(`--route-targets "${text}" is not any or public-only`);
+}
+
+/** A whole number of at least 0 for `flag` (0: no limit). */
+function parseCount(flag: string): (text: string) => number {
+  return (text) => {
+    const n = Number(text.trim());
+    if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n))
+      throw new CliError(`${flag} "${text}" is not a whole number (0 for no limit)`);
+    return n;
+  };
+}
+
+/** What the banner says of the route target policy. */
+export function describeRouteTargets(policy: RouteTargetPolicy): string {
+  return policy === "any"
+    ? "any address but this hub's own API (route targets: any; --route-targets public-only for a shared hub)"
+    : "public addresses only (route targets: public-only; no loopback, private, link-local or metadata addresses)";
+}
 
 const RATE_LIMIT_HELP = `API requests per billing account: off (the default), hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
 
@@ -179,6 +203,7 @@ export function describeHub(hub: RunningHub, dir: string): string {
     `  credentials  ${hub.credentialsPath} (mode 0600)`,
     `  rate limit   ${describeRateLimits(hub.rateLimits)}`,
     `  device auth  ${describeDeviceAuth(hub.deviceAuth)}`,
+    `  routes to    ${describeRouteTargets(hub.routeTargets)}`,
     `  try: curl -H "Authorization: Bearer ${c.token}" ${hub.url}/v1/projects/${c.project_uid}/devices`,
   ].join("\n");
 }
@@ -190,6 +215,9 @@ interface HubCommandOptions extends LogOptions {
   rateLimit: RateLimits | false;
   deviceAuth: DeviceAuth;
   helloLimit?: HelloLimits | false;
+  routeTargets?: RouteTargetPolicy;
+  routeLogKeep: number;
+  routeLogDays: number;
 }
 
 async function runHub(options: HubCommandOptions): Promise<void> {
@@ -206,6 +234,8 @@ async function runHub(options: HubCommandOptions): Promise<void> {
       rateLimits: options.rateLimit,
       deviceAuth: options.deviceAuth,
       ...(options.helloLimit !== undefined ? { helloLimits: options.helloLimit } : {}),
+      ...(options.routeTargets ? { routeTargets: options.routeTargets } : {}),
+      routeLogRetention: { keepPerRoute: options.routeLogKeep, maxAgeMs: options.routeLogDays * 86_400_000 },
       log,
       clock: new SystemClock(),
     },
@@ -229,7 +259,24 @@ export function registerHubCommand(program: Command): void {
     .option("--tls-listen <HOST:PORT>", 'HTTPS address, or "off"', DEFAULT_TLS_LISTEN)
     .option("--rate-limit <LIMITS>", RATE_LIMIT_HELP, parseRateLimitOption, false)
     .option("--device-auth <MODE>", DEVICE_AUTH_HELP, parseDeviceAuthOption, "tofu" as DeviceAuth)
-    .option("--hello-limit <LIMITS>", HELLO_LIMIT_HELP, parseHelloLimitOption);
+    .option("--hello-limit <LIMITS>", HELLO_LIMIT_HELP, parseHelloLimitOption)
+    .option(
+      "--route-targets <POLICY>",
+      "addresses routes may reach: any (all but the hub's own API) or public-only; default any on a loopback-only hub, public-only otherwise",
+      parseRouteTargets,
+    )
+    .option(
+      "--route-log-keep <N>",
+      "route logs kept per route, newest first (0: no limit)",
+      parseCount("--route-log-keep"),
+      1000,
+    )
+    .option(
+      "--route-log-days <D>",
+      "days route logs are kept, on the hub clock (0: no limit)",
+      parseCount("--route-log-days"),
+      30,
+    );
   addLogOptions(hub).action((options: HubCommandOptions) => runHub(options));
 
   // --dir is the hub command's option, so it may stand before or after a subcommand's name.

@@ -22,7 +22,10 @@ import type { DeviceAuth } from "../hub/sync/SyncService.js";
 import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../hub/bootstrap.js";
 import { buildHubApp, hubClientErrorHandler } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
-import { parseHostPort, urlHost } from "../hub/HostPort.js";
+import { type HostPort, parseHostPort, urlHost } from "../hub/HostPort.js";
+import { classifyAddress } from "../hub/routing/addressClass.js";
+import type { ListeningAddress, RouteTargetPolicy } from "../hub/routing/RouteTargets.js";
+import type { RouteLogRetention } from "../hub/store/RouteStore.js";
 import type { HubStore } from "../hub/store/HubStore.js";
 import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { CertificateAuthority, certificateCovers } from "../hub/tls/CertificateAuthority.js";
@@ -67,6 +70,14 @@ export interface StartHubOptions {
   deviceAuth?: DeviceAuth;
   /** Hellos the device sync answers per device and source address (default generous); false: none. */
   helloLimits?: HelloLimits | false;
+  /**
+   * Which addresses routes (http, proxy, mqtt) may reach: `any` (every address but the hub's own
+   * API) or `public-only` (public addresses only). Default: `any` for a hub listening on loopback
+   * only, `public-only` for one listening beyond it.
+   */
+  routeTargets?: RouteTargetPolicy;
+  /** Route logs kept (default: the newest 1,000 per route, 30 days; 0 in a field: no limit). */
+  routeLogRetention?: Partial<RouteLogRetention>;
 }
 
 export interface RunningHub {
@@ -80,6 +91,8 @@ export interface RunningHub {
   readonly rateLimits: RateLimits | false;
   /** Whom the device sync lets in (`tofu` or `pinned`). */
   readonly deviceAuth: DeviceAuth;
+  /** The route target policy in force. */
+  readonly routeTargets: RouteTargetPolicy;
   readonly store: HubStore;
   readonly app: FastifyInstance;
   readonly services: HubServices;
@@ -210,6 +223,17 @@ function listenOn(
   });
 }
 
+/** True for an address only this machine reaches: loopback literals and localhost names. */
+function loopbackOnly(host: string): boolean {
+  const h = host.toLowerCase();
+  return classifyAddress(h) === "loopback" || h === "localhost" || h.endsWith(".localhost");
+}
+
+/** `any` for a hub listening on loopback only, `public-only` for one others can reach. */
+export function defaultRouteTargets(listen: HostPort, tlsListen: HostPort | undefined): RouteTargetPolicy {
+  return loopbackOnly(listen.host) && (!tlsListen || loopbackOnly(tlsListen.host)) ? "any" : "public-only";
+}
+
 /**
  * Starts the hub: opens (or creates) `dir/hub.db`, bootstraps it on first start, serves the HTTP
  * API on `listen` and, with a certificate from its own CA, on `tlsListen`, and writes
@@ -224,6 +248,9 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     options.tlsListen === false
       ? undefined
       : parseHostPort(options.tlsListen ?? DEFAULT_TLS_LISTEN, "--tls-listen");
+  const routeTargets = options.routeTargets ?? defaultRouteTargets(listen, tlsListen);
+  // The hub's own addresses, known once it listens: routes may not point at them.
+  const listening: ListeningAddress[] = [];
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
   const store = new SqliteHubStore(options.database === "memory" ? ":memory:" : join(options.dir, "hub.db"));
 
@@ -258,6 +285,10 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       ...(options.helloLimits !== undefined ? { helloLimits: options.helloLimits } : {}),
       logger: options.log ?? false,
       publicUrl: () => publicUrl,
+      routing: {
+        targets: { policy: routeTargets, listening: () => listening },
+        ...(options.routeLogRetention ? { logRetention: options.routeLogRetention } : {}),
+      },
       // One app, two servers: the same handler answers plain HTTP and HTTPS.
       serverFactory: (fastifyHandler) => {
         const handler = gate.wrap(fastifyHandler);
@@ -273,10 +304,15 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     app = built.app;
 
     const address = await listenOn(httpServer!, listen.host, listen.port, "http");
+    listening.push({ host: listen.host, port: address.port }, { host: address.address, port: address.port });
     const url = `http://${urlHost(listen.host)}:${address.port}`;
     let tlsUrl: string | null = null;
     if (httpsServer && tlsListen) {
       const tlsAddress = await listenOn(httpsServer, tlsListen.host, tlsListen.port, "https");
+      listening.push(
+        { host: tlsListen.host, port: tlsAddress.port },
+        { host: tlsAddress.address, port: tlsAddress.port },
+      );
       const host = urlHost(tlsListen.host);
       tlsUrl = `https://${host === "127.0.0.1" ? "localhost" : host}:${tlsAddress.port}`;
     }
@@ -332,6 +368,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       bootstrapped,
       rateLimits: options.rateLimits ?? false,
       deviceAuth: options.deviceAuth ?? "tofu",
+      routeTargets,
       store,
       app: finalApp,
       services: built.services,

@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../core/json.js";
+import { roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import { maskedSettings } from "../routing/routeSettings.js";
 import type { RouteLogFilter, RouteLogRecord, RouteRecord } from "../store/RouteStore.js";
@@ -27,8 +28,10 @@ export function routeView(r: RouteRecord): JsonObject {
 /**
  * A route log (RouteLog), the route prefixed with its project as the spec says; the older
  * definition's `routeUID`/`eventUID` beside the current names, and the attempt's `source`.
+ * Without `withText` the endpoint's answer (`text`) is left out: viewers see status and timing,
+ * not what an endpoint answered (it may be anything the endpoint holds).
  */
-export function routeLogView(l: RouteLogRecord): JsonObject {
+export function routeLogView(l: RouteLogRecord, withText = true): JsonObject {
   const routeUid = `${l.projectUid}/${l.routeUid}`;
   return {
     date: new Date(l.dateMs).toISOString(),
@@ -37,7 +40,7 @@ export function routeLogView(l: RouteLogRecord): JsonObject {
     event_uid: l.eventUid,
     attn: l.attn,
     status: l.status,
-    text: l.text,
+    ...(withText ? { text: l.text } : {}),
     url: l.url,
     source: l.source,
     routeUID: routeUid,
@@ -58,6 +61,9 @@ async function resolveRoute(ctx: ProjectContext): Promise<RouteRecord> {
   if (!route) throw errors.hubRouteNotFound(uid);
   return route;
 }
+
+/** Whether the caller may read the endpoints' answers in route logs: developers and owners. */
+const seesText = (ctx: ProjectContext): boolean => roleAtLeast(ctx.role, "developer");
 
 function logPage(q: QueryReader): { offset: number; limit: number } {
   const pageSize = q.int("pageSize", { min: 1, max: MAX_LOG_PAGE }) ?? DEFAULT_LOG_PAGE;
@@ -136,7 +142,7 @@ export function registerRouteRoutes(router: HubRouter): void {
     const route = await resolveRoute(ctx);
     const filter = { ...logFilter(ctx.query), routeUid: route.uid };
     const logs = await store.routes.listLogs(ctx.project.uid, filter, logPage(ctx.query));
-    return logs.map(routeLogView);
+    return logs.map((l) => routeLogView(l, seesText(ctx)));
   });
 
   router.project("GET", `${P}/events/:eventUID/route-logs`, "viewer", async (ctx) => {
@@ -147,6 +153,6 @@ export function registerRouteRoutes(router: HubRouter): void {
       { eventUid: uid, sortBy: "date", sortOrder: "desc" },
       { offset: 0, limit: 100_000 },
     );
-    return logs.map(routeLogView);
+    return logs.map((l) => routeLogView(l, seesText(ctx)));
   });
 }

@@ -7,7 +7,9 @@ import {
   type RequestOptions,
 } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import type { LookupFunction } from "node:net";
 import type { Clock } from "../../core/Clock.js";
+import type { CheckedTarget, RouteTargets } from "./RouteTargets.js";
 
 export interface OutboundRequest {
   method: string;
@@ -31,7 +33,8 @@ export type OutboundResult =
       /** True when the body was longer than `maxBytes` (only the first `maxBytes` are in `body`). */
       truncated: boolean;
     }
-  | { kind: "failed"; reason: "timeout" | "connection" | "invalid"; message: string }
+  /** `refused`: the route target policy refused the address (nothing was sent; not worth retrying). */
+  | { kind: "failed"; reason: "timeout" | "connection" | "invalid" | "refused"; message: string }
   /** Abandoned because the hub is stopping: not an attempt, nothing to log. */
   | { kind: "aborted" };
 
@@ -62,12 +65,26 @@ function classify(error: unknown): OutboundResult {
   return { kind: "failed", reason: "connection", message: e.message || code || "connection failed" };
 }
 
-type Target = { secure: boolean; options: RequestOptions } | { error: string };
+type Target = { secure: boolean; host: string; port: number; options: RequestOptions } | { error: string };
+
+/** A lookup that answers the address already checked, whatever form the caller asks for. */
+function pinned(target: CheckedTarget): LookupFunction {
+  return (_host, options, callback) => {
+    if ((options as { all?: boolean }).all) {
+      (callback as (e: null, a: { address: string; family: number }[]) => void)(null, [
+        { address: target.address, family: target.family },
+      ]);
+    } else {
+      (callback as (e: null, a: string, f: number) => void)(null, target.address, target.family);
+    }
+  };
+}
 
 /**
  * Plain HTTP(S) requests for routes and proxied web requests, over keep-alive connections. The
  * timeout runs on the hub clock (a fake clock drives it in tests). Redirects are never followed:
- * the 3xx answer is the result.
+ * the 3xx answer is the result. With `targets`, each request's host is checked (resolved) first
+ * and the connection is made to the address checked (`refused` when the policy says no).
  */
 export class HttpSender {
   readonly #http = new HttpAgent({ keepAlive: true, maxSockets: 64 });
@@ -76,7 +93,10 @@ export class HttpSender {
   /** Parsed URLs: a route sends every event to the same one. */
   readonly #targets = new Map<string, Target>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly targets?: RouteTargets,
+  ) {}
 
   #target(text: string): Target {
     let target = this.#targets.get(text);
@@ -87,12 +107,16 @@ export class HttpSender {
         target = { error: `${url.protocol.slice(0, -1)} URLs are not supported (http and https only)` };
       } else {
         const secure = url.protocol === "https:";
+        const hostname = url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname;
+        const port = url.port ? Number(url.port) : secure ? 443 : 80;
         target = {
           secure,
+          host: hostname,
+          port,
           options: {
             protocol: url.protocol,
-            hostname: url.hostname.startsWith("[") ? url.hostname.slice(1, -1) : url.hostname,
-            port: url.port || (secure ? 443 : 80),
+            hostname,
+            port,
             path: `${url.pathname}${url.search}`,
             ...(url.username || url.password
               ? { auth: `${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}` }
@@ -109,10 +133,19 @@ export class HttpSender {
     return target;
   }
 
-  send(req: OutboundRequest): Promise<OutboundResult> {
+  async send(req: OutboundRequest): Promise<OutboundResult> {
     const target = this.#target(req.url);
-    if ("error" in target)
-      return Promise.resolve({ kind: "failed", reason: "connection", message: target.error });
+    if ("error" in target) return { kind: "failed", reason: "connection", message: target.error };
+    let options = target.options;
+    if (this.targets) {
+      const checked = await this.targets.check(target.host, target.port);
+      if (!checked.ok) return { kind: "failed", reason: "refused", message: `not sent: ${checked.reason}` };
+      options = { ...options, lookup: pinned(checked.target) };
+    }
+    return this.#send(req, target.secure, options);
+  }
+
+  #send(req: OutboundRequest, secure: boolean, options: RequestOptions): Promise<OutboundResult> {
     const headers: Record<string, string> = {};
     for (const name in req.headers) {
       const lower = name.toLowerCase();
@@ -122,8 +155,8 @@ export class HttpSender {
     return new Promise<OutboundResult>((resolve) => {
       let client: ClientRequest;
       try {
-        client = (target.secure ? httpsRequest : httpRequest)({
-          ...target.options,
+        client = (secure ? httpsRequest : httpRequest)({
+          ...options,
           method: req.method,
           headers,
         });

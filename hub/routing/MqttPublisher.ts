@@ -1,10 +1,13 @@
 import { connect, type IClientOptions, type MqttClient } from "mqtt";
 import type { Clock } from "../../core/Clock.js";
 import type { JsonObject } from "../../core/json.js";
+import { isIpLiteral } from "./addressClass.js";
+import { hostOf, portOf, type RouteTargets } from "./RouteTargets.js";
 
 export type PublishResult =
   | { kind: "published" }
-  | { kind: "failed"; reason: "timeout" | "connection"; message: string }
+  /** `refused`: the route target policy refused the broker's address (not worth retrying). */
+  | { kind: "failed"; reason: "timeout" | "connection" | "refused"; message: string }
   | { kind: "aborted" };
 
 /** The broker URL of an MQTT route: `broker` as given when it names a scheme, else built with `port`. */
@@ -17,6 +20,9 @@ export function brokerUrl(settings: JsonObject): string {
   return `${secure ? "mqtts" : "mqtt"}://${host}:${port}`;
 }
 
+/** The route target policy refused the broker's address. */
+class RefusedTarget extends Error {}
+
 interface Connection {
   /** What the connection was made with: a changed route gets a new one. */
   signature: string;
@@ -27,12 +33,16 @@ interface Connection {
  * Publishes routed events with the `mqtt` client library, one connection per route kept open
  * between events (QoS 1: an event counts as delivered when the broker acknowledged it). The
  * library's own reconnecting is off: a lost connection fails the attempt, which the delivery
- * queue retries, and the next attempt connects again.
+ * queue retries, and the next attempt connects again. With `targets`, each new connection's
+ * broker host is checked (resolved) first and the connection is made to the address checked.
  */
 export class MqttPublisher {
   readonly #connections = new Map<string, Connection>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(
+    private readonly clock: Clock,
+    private readonly targets?: RouteTargets,
+  ) {}
 
   async publish(
     routeUid: string,
@@ -71,7 +81,7 @@ export class MqttPublisher {
         this.#drop(routeUid);
         return {
           kind: "failed",
-          reason: "connection",
+          reason: error instanceof RefusedTarget ? "refused" : "connection",
           message: (error as Error).message || "connection failed",
         };
       }
@@ -107,26 +117,52 @@ export class MqttPublisher {
       ...(settings.key ? { key: String(settings.key) } : {}),
     };
     const connection: Connection = { signature, client: undefined as unknown as Promise<MqttClient> };
-    const client = new Promise<MqttClient>((resolve, reject) => {
-      const c = connect(url, options);
-      const failed = (error: Error): void => {
-        c.end(true);
-        reject(error);
-      };
-      c.once("connect", () => {
-        c.off("error", failed);
-        // Later failures end this connection; the next attempt makes a new one.
-        c.on("error", () => this.#drop(routeUid, connection));
-        c.on("close", () => this.#drop(routeUid, connection));
-        resolve(c);
-      });
-      c.once("error", failed);
-      c.once("close", () => failed(new Error(`connection to ${url} closed`)));
-    });
+    const client = this.#checked(url, options).then(
+      ({ url: checkedUrl, options: checkedOptions }) =>
+        new Promise<MqttClient>((resolve, reject) => {
+          const c = connect(checkedUrl, checkedOptions);
+          const failed = (error: Error): void => {
+            c.end(true);
+            reject(error);
+          };
+          c.once("connect", () => {
+            c.off("error", failed);
+            // Later failures end this connection; the next attempt makes a new one.
+            c.on("error", () => this.#drop(routeUid, connection));
+            c.on("close", () => this.#drop(routeUid, connection));
+            resolve(c);
+          });
+          c.once("error", failed);
+          c.once("close", () => failed(new Error(`connection to ${url} closed`)));
+        }),
+    );
     client.catch(() => undefined);
     connection.client = client;
     this.#connections.set(routeUid, connection);
     return client;
+  }
+
+  /**
+   * The broker URL with its host replaced by the address the route target policy checked (a TLS
+   * connection still names the host it was given); a refusal is a RefusedTarget.
+   */
+  async #checked(url: string, options: IClientOptions): Promise<{ url: string; options: IClientOptions }> {
+    if (!this.targets) return { url, options };
+    let parsed: URL;
+    try {
+      parsed = new URL(url);
+    } catch {
+      return { url, options }; // the library says what is wrong with it
+    }
+    const host = hostOf(parsed);
+    const checked = await this.targets.check(host, portOf(parsed));
+    if (!checked.ok) throw new RefusedTarget(`not sent: ${checked.reason}`);
+    const { address, family } = checked.target;
+    parsed.hostname = family === 6 ? `[${address}]` : address;
+    return {
+      url: parsed.href,
+      options: { ...options, ...(isIpLiteral(host) ? {} : { servername: host }) },
+    };
   }
 
   /** Ends the route's connection (only `which`, when given: a newer one stays). */

@@ -9,6 +9,7 @@ import type { EventRecord } from "../store/records.js";
 import type {
   AttemptCompletion,
   RouteLogRecord,
+  RouteLogRetention,
   RouteQueueEntry,
   RouteRecord,
   RouteSource,
@@ -20,6 +21,7 @@ import { routeFleets, routeTakesDevice, routeTakesFile } from "./routeFilter.js"
 import { DELIVERED_TYPES, routeFromBody, routeWithChanges } from "./routeSettings.js";
 import { JsonataCache, JsonataError, type JsonataOptions } from "../events/JsonataCache.js";
 import { transformEvent } from "./transforms.js";
+import { RouteTargets, type RouteTargetOptions } from "./RouteTargets.js";
 
 /**
  * After a failed attempt (no connection, timeout, invalid response, 5xx) the event is tried again
@@ -37,6 +39,8 @@ export const LOG_TEXT_BYTES = 8192;
 export const WEB_TIMEOUT_MS = 90_000;
 /** Response bytes a proxied web request returns unless the caller asks for another limit. */
 export const WEB_MAX_BYTES = 1024 * 1024;
+/** Route logs kept unless told otherwise: the newest 1,000 of each route, none older than 30 days. */
+export const DEFAULT_LOG_RETENTION: RouteLogRetention = { keepPerRoute: 1000, maxAgeMs: 30 * 86_400_000 };
 /** Events read from the subscriber's queue per store transaction. */
 const INTAKE_BATCH = 500;
 /** Ended attempts written per store transaction at most (see #complete). */
@@ -47,6 +51,10 @@ export interface RoutingOptions {
   retryDelaysMs?: readonly number[];
   /** Limits of the JSONata evaluator (transforms, proxy routes): workers, time, memory. */
   jsonata?: JsonataOptions;
+  /** Which addresses routes may reach (policy, the hub's own listening addresses); default `any`. */
+  targets?: RouteTargetOptions;
+  /** Route logs kept (default DEFAULT_LOG_RETENTION; 0 in a field: no limit of that kind). */
+  logRetention?: Partial<RouteLogRetention>;
 }
 
 /** A proxy route as a web request uses it. */
@@ -183,6 +191,56 @@ export function proxyUrl(base: string, name: string): string {
   return `${base.replace(/\/+$/, "")}/${name.replace(/^\/+/, "")}`;
 }
 
+/** A `..` segment, between slashes or backslashes (checked decoded too). */
+const DOT_SEGMENT = /(^|[/\\])\.\.([/\\?#]|$)/;
+
+/**
+ * The URL a web request through a proxy route reaches: `name` appended to the route's URL
+ * (proxyUrl) and resolved, which must stay under the route's URL (its origin, and its path as a
+ * folder); undefined when it would leave it (`../secret`, `%2e%2e/secret`, `/..\secret`, …).
+ */
+export function proxyTargetUrl(base: string, name: string): string | undefined {
+  let baseUrl: URL;
+  let url: URL;
+  try {
+    baseUrl = new URL(base);
+    url = new URL(proxyUrl(base, name));
+  } catch {
+    return undefined;
+  }
+  if (url.origin !== baseUrl.origin || url.username !== baseUrl.username) return undefined;
+  // The path as given, decoded (twice: an endpoint may decode again): no dot segments at all.
+  const path = name.split(/[?#]/, 1)[0]!;
+  let decoded = path;
+  for (let i = 0; i < 3; i++) {
+    if (DOT_SEGMENT.test(decoded)) return undefined;
+    try {
+      const next = decodeURIComponent(decoded);
+      if (next === decoded) break;
+      decoded = next;
+    } catch {
+      break;
+    }
+  }
+  if (DOT_SEGMENT.test(decoded)) return undefined;
+  const folder = baseUrl.pathname.endsWith("/") ? baseUrl.pathname : `${baseUrl.pathname}/`;
+  if (url.pathname !== baseUrl.pathname && !url.pathname.startsWith(folder)) return undefined;
+  return url.href;
+}
+
+/** The URL a delivered route (http, proxy, mqtt) reaches, with the field that sets it. */
+function routeTarget(
+  route: Pick<RouteRecord, "type" | "schema" | "settings">,
+): { url: string; field: string } | undefined {
+  const settings = route.settings;
+  if (route.type === "mqtt") return { url: brokerUrl(settings), field: `${route.schema}.broker` };
+  if (route.type === "http" || route.type === "proxy") {
+    const url = settings.url ?? settings.webhook_url;
+    return typeof url === "string" && url !== "" ? { url, field: `${route.schema}.url` } : undefined;
+  }
+  return undefined;
+}
+
 /**
  * Routes: their definitions, and the delivery of the project's events to them.
  *
@@ -197,6 +255,8 @@ export function proxyUrl(base: string, name: string): string {
  */
 export class RoutingService {
   readonly #retryDelays: readonly number[];
+  /** The route target policy in force. */
+  readonly targets: RouteTargets;
   readonly #http: HttpSender;
   readonly #mqtt: MqttPublisher;
   readonly #jsonata: JsonataCache;
@@ -226,8 +286,10 @@ export class RoutingService {
     options: RoutingOptions = {},
   ) {
     this.#retryDelays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
-    this.#http = new HttpSender(clock);
-    this.#mqtt = new MqttPublisher(clock);
+    this.targets = new RouteTargets(options.targets);
+    store.routes.setLogRetention({ ...DEFAULT_LOG_RETENTION, ...options.logRetention });
+    this.#http = new HttpSender(clock, this.targets);
+    this.#mqtt = new MqttPublisher(clock, this.targets);
     this.#jsonata = new JsonataCache(() => clock.now(), options.jsonata);
     this.#alarm = new Alarm(clock, () => this.#pump());
     this.#unsubscribe = events.subscribe((event) => this.#received(event));
@@ -250,6 +312,7 @@ export class RoutingService {
   /** Creates a route from a Create Route body (either definition's shape); refusals are ServiceErrors. */
   async create(projectUid: string, body: JsonObject): Promise<RouteRecord> {
     const definition = routeFromBody(body);
+    this.#checkTarget(definition);
     await this.#checkFleets(projectUid, definition.settings);
     const now = this.clock.now();
     const route: RouteRecord = {
@@ -269,6 +332,8 @@ export class RoutingService {
     const current = await this.get(projectUid, routeUid);
     if (!current) return undefined;
     const definition = routeWithChanges(current, body);
+    // Checked when the target changes: a route made under another policy may still be disabled.
+    if (routeTarget(definition)?.url !== routeTarget(current)?.url) this.#checkTarget(definition);
     await this.#checkFleets(projectUid, definition.settings);
     const route: RouteRecord = { ...current, ...definition, modified: this.clock.now() };
     await this.store.routes.updateRoute(route);
@@ -295,6 +360,20 @@ export class RoutingService {
         throw new ServiceError("fleet-elsewhere", uid, `fleet ${uid} is not in ${projectUid}`);
       }
     }
+  }
+
+  /** Refuses a delivered route's target the policy refuses as written (checked again at delivery). */
+  #checkTarget(definition: Pick<RouteRecord, "type" | "schema" | "settings">): void {
+    const target = routeTarget(definition);
+    if (!target) return;
+    let url: URL;
+    try {
+      url = new URL(target.url);
+    } catch {
+      return; // routeSettings has said what is wrong with it
+    }
+    const why = this.targets.definitionRefusal(url);
+    if (why) throw new ServiceError("invalid", target.field, `${target.field}: ${why}`);
   }
 
   #changed(route: RouteRecord): void {
@@ -644,8 +723,17 @@ export class RoutingService {
       if (result.kind === "published") {
         return { kind: "logged", attn: false, status: "published", text: "", url, retry: false };
       }
-      const status = result.reason === "timeout" ? "timeout" : "connection failed";
-      return { kind: "logged", attn: true, status, text: result.message, url, retry: true };
+      const status = { timeout: "timeout", connection: "connection failed", refused: "refused" }[
+        result.reason
+      ];
+      return {
+        kind: "logged",
+        attn: true,
+        status,
+        text: result.message,
+        url,
+        retry: result.reason !== "refused",
+      };
     }
     const headers: Record<string, string> =
       settings.disable_http_headers === true
@@ -673,10 +761,21 @@ export class RoutingService {
       case "aborted":
         return result;
       case "failed": {
-        const status = { timeout: "timeout", connection: "connection failed", invalid: "invalid response" }[
-          result.reason
-        ];
-        return { kind: "logged", attn: true, status, text: result.message, url, retry: true };
+        const status = {
+          timeout: "timeout",
+          connection: "connection failed",
+          invalid: "invalid response",
+          refused: "refused",
+        }[result.reason];
+        // A refused target stays refused: not retried.
+        return {
+          kind: "logged",
+          attn: true,
+          status,
+          text: result.message,
+          url,
+          retry: result.reason !== "refused",
+        };
       }
       case "response": {
         const { status } = result;
@@ -731,7 +830,25 @@ export class RoutingService {
     if (!target) {
       throw new WebRequestError("no-route", `no proxy route with alias ${req.alias} serves ${req.deviceUid}`);
     }
-    const url = proxyUrl(target.url, req.name ?? "");
+    const url = proxyTargetUrl(target.url, req.name ?? "");
+    if (url === undefined) {
+      const text = `name ${JSON.stringify(req.name ?? "")} leaves the route's URL ${target.url}: not sent`;
+      await this.store.routes.addLog({
+        projectUid: req.projectUid,
+        routeUid: target.routeUid,
+        eventUid: req.eventUid ?? "",
+        deviceUid: req.deviceUid,
+        file: "",
+        dateMs: this.clock.now(),
+        durationMs: 0,
+        attn: true,
+        status: "refused",
+        text,
+        url: target.url,
+        source: "web proxy",
+      });
+      throw new WebRequestError("no-route", `proxy route ${req.alias}: ${text}`);
+    }
     const contentType = req.contentType ?? "application/json";
     let body = req.body ?? null;
     const outgoing = typeof target.transform.jsonata === "string" ? target.transform.jsonata : "";

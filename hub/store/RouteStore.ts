@@ -97,6 +97,14 @@ export interface RouteLogUsageRow {
   avgLatencyMs: number | null;
 }
 
+/** How many route logs are kept: the newest `keepPerRoute` of each route, none older than `maxAgeMs`. */
+export interface RouteLogRetention {
+  /** Logs kept per route (the newest); 0 or less: no limit. */
+  keepPerRoute: number;
+  /** Logs older than this (ms before the newest log written) are dropped; 0 or less: no limit. */
+  maxAgeMs: number;
+}
+
 /**
  * Routes, their delivery queue and their logs. The queue lives here so that deliveries pending at
  * a restart are attempted when the hub comes back.
@@ -130,6 +138,12 @@ export interface RouteStore {
   /** An attempt begun and abandoned unended by a hub stopping in good order: not counted. */
   abandonAttempt(seq: number): Promise<void>;
   addLog(log: RouteLogRecord): Promise<void>;
+  /**
+   * Sets the retention of route logs, applied as logs are written: the routes written to keep
+   * their newest `keepPerRoute`, and (at most once a minute of log time) logs older than
+   * `maxAgeMs` before the newest log written are dropped. The store's default keeps everything.
+   */
+  setLogRetention(retention: RouteLogRetention): void;
   /** Logs of a project matching the filter, paged. */
   listLogs(
     projectUid: string,

@@ -4,6 +4,7 @@ import type {
   NewRouteQueueEntry,
   RouteLogFilter,
   RouteLogRecord,
+  RouteLogRetention,
   RouteLogUsageRow,
   RouteQueueEntry,
   RouteRecord,
@@ -94,8 +95,50 @@ const log = (r: LogRow): RouteLogRecord => ({
 
 const placeholders = (n: number): string => Array.from({ length: n }, () => "?").join(", ");
 
+/** Age pruning runs at most this often (ms of log time): it deletes by the `date` index. */
+const AGE_PRUNE_EVERY_MS = 60_000;
+
 export class SqliteRouteStore implements RouteStore {
+  #retention: RouteLogRetention = { keepPerRoute: 0, maxAgeMs: 0 };
+  /** Log time of the last age pruning (-Infinity: not yet). */
+  #agePrunedAt = -Infinity;
+
   constructor(private readonly sql: SqliteConnection) {}
+
+  setLogRetention(retention: RouteLogRetention): void {
+    this.#retention = { ...retention };
+    this.#agePrunedAt = -Infinity;
+  }
+
+  /**
+   * Applies the retention after logs were written: per route written, the newest `keepPerRoute`
+   * stay (one seek on the route's index to the first log beyond them, then a range delete); by
+   * age, a range delete on the date index, at most once a minute of log time.
+   */
+  #prune(routeUids: Iterable<string>, newestMs: number): void {
+    const { keepPerRoute, maxAgeMs } = this.#retention;
+    if (keepPerRoute > 0) {
+      for (const uid of routeUids) {
+        const edge = this.sql.get<{ date: number; id: number }>(
+          "SELECT date, id FROM route_logs WHERE route_uid = ? ORDER BY date DESC, id DESC LIMIT 1 OFFSET ?",
+          uid,
+          keepPerRoute - 1,
+        );
+        if (!edge) continue;
+        this.sql.run(
+          "DELETE FROM route_logs WHERE route_uid = ? AND (date < ? OR (date = ? AND id < ?))",
+          uid,
+          edge.date,
+          edge.date,
+          edge.id,
+        );
+      }
+    }
+    if (maxAgeMs > 0 && newestMs - this.#agePrunedAt >= AGE_PRUNE_EVERY_MS) {
+      this.#agePrunedAt = newestMs;
+      this.sql.run("DELETE FROM route_logs WHERE date < ?", newestMs - maxAgeMs);
+    }
+  }
 
   async createRoute(r: RouteRecord): Promise<void> {
     this.sql.run(
@@ -174,6 +217,8 @@ export class SqliteRouteStore implements RouteStore {
   async completeAttempts(completions: readonly AttemptCompletion[]): Promise<void> {
     if (completions.length === 0) return;
     this.sql.transaction(() => {
+      const written = new Set<string>();
+      let newest = -Infinity;
       for (const { seq, log: entryLog, next } of completions) {
         const changed = next
           ? this.sql.run(
@@ -184,8 +229,13 @@ export class SqliteRouteStore implements RouteStore {
               seq,
             ).changes
           : this.sql.run("DELETE FROM route_queue WHERE seq = ?", seq).changes;
-        if (changed > 0 && entryLog) this.#insertLog(entryLog);
+        if (changed > 0 && entryLog) {
+          this.#insertLog(entryLog);
+          written.add(entryLog.routeUid);
+          newest = Math.max(newest, entryLog.dateMs);
+        }
       }
+      if (written.size > 0) this.#prune(written, newest);
     });
   }
 
@@ -198,7 +248,10 @@ export class SqliteRouteStore implements RouteStore {
   }
 
   async addLog(entryLog: RouteLogRecord): Promise<void> {
-    this.#insertLog(entryLog);
+    this.sql.transaction(() => {
+      this.#insertLog(entryLog);
+      this.#prune([entryLog.routeUid], entryLog.dateMs);
+    });
   }
 
   #insertLog(l: RouteLogRecord): void {

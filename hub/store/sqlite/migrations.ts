@@ -404,10 +404,14 @@ export const migrations: readonly string[] = [
   );
   CREATE INDEX IF NOT EXISTS dfu_requests_device ON dfu_requests(project_uid, device_uid, type, id);
   `,
-  // Attempts of a queued delivery begun and not ended (the hub stopped during them): counted
+  // 7: attempts of a queued delivery begun and not ended (the hub stopped during them): counted
   // before a JSONata transform is evaluated, so that a delivery the hub dies on is not tried again
   // and again at every start.
   `
   ALTER TABLE route_queue ADD COLUMN begun INTEGER NOT NULL DEFAULT 0;
+  `,
+  // 8: route logs by date, so that their retention drops the old ones without a full scan.
+  `
+  CREATE INDEX IF NOT EXISTS route_logs_date ON route_logs(date);
   `,
 ];

@@ -14,7 +14,7 @@ interface Log {
   event_uid: string;
   attn: boolean;
   status: string;
-  text: string;
+  text?: string;
   url: string;
   source: string;
   routeUID: string;
@@ -45,8 +45,8 @@ describe("route logs through the API", () => {
     return latest!.uid;
   }
 
-  const logs = async (route: string, query = ""): Promise<Log[]> => {
-    const res = await hub.get(hub.p(`/routes/${route}/route-logs${query}`), { as: "viewer" });
+  const logs = async (route: string, query = "", as = "developer"): Promise<Log[]> => {
+    const res = await hub.get(hub.p(`/routes/${route}/route-logs${query}`), { as });
     expect(res.status, res.text).toBe(200);
     return res.json as Log[];
   };
@@ -159,6 +159,23 @@ describe("route logs through the API", () => {
     ]) {
       expectErrorBody(await hub.get(hub.p(`/routes/${good}/route-logs${query}`)), 400);
     }
+  });
+
+  it("shows the endpoints' answers (text) to developers and owners only: viewers see status and timing", async () => {
+    const asViewer = await logs(good, "", "viewer");
+    const asDeveloper = await logs(good);
+    const asOwner = await logs(good, "", "owner");
+    expect(asDeveloper.every((l) => l.text === "fine")).toBe(true);
+    expect(asOwner).toEqual(asDeveloper);
+    expect(asViewer).toEqual(asDeveloper.map(({ text: _text, ...rest }) => rest));
+    expect(asViewer.every((l) => !("text" in l))).toBe(true);
+    const byEvent = async (as: string): Promise<Log[]> =>
+      (await hub.get(hub.p(`/events/${events[1]!.uid}/route-logs`), { as })).json as Log[];
+    expect((await byEvent("viewer")).some((l) => "text" in l)).toBe(false);
+    const developer = await byEvent("developer");
+    expect(developer.length).toBeGreaterThan(0);
+    expect(developer.every((l) => l.text === (l.status === "200" ? "fine" : "down"))).toBe(true);
+    expect(await byEvent("viewer")).toEqual(developer.map(({ text: _text, ...rest }) => rest));
   });
 
   it("lists an event's attempts through every route", async () => {
