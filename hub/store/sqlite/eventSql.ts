@@ -1,0 +1,107 @@
+import type { EventCursorQuery, EventFilter, EventOrder, EventSortKey, Page } from "../records.js";
+import { inFleet, inList, member, type Sql } from "./telemetrySql.js";
+
+// The SQL of the events table: the insert, the look-ups, and the pages of a filtered list.
+
+/** uid, project, device, session, file, received, captured, billable, data: an event already stored is left. */
+export const INSERT_EVENT = `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`;
+
+/** project, device: the latest event of each of the device's notefiles. */
+export const LATEST_EVENTS = `SELECT e.* FROM events e WHERE e.project_uid = ? AND e.device_uid = ? AND e.uid = (
+           SELECT e2.uid FROM events e2 WHERE e2.project_uid = e.project_uid AND e2.device_uid = e.device_uid
+             AND e2.file = e.file
+           ORDER BY e2.received DESC, e2.uid DESC LIMIT 1)
+         ORDER BY e.received DESC, e.uid`;
+
+/** uid, project */
+export const EVENT = "SELECT * FROM events WHERE uid = ? AND project_uid = ?";
+
+/** uid, project: where the event stands in the order the hub stored the events in. */
+export const EVENT_SEQ = "SELECT rowid AS seq FROM events WHERE uid = ? AND project_uid = ?";
+
+/** The WHERE clause of an events query (alias `e`). */
+function eventConditions(projectUid: string, f: EventFilter): Sql {
+  const text = ["e.project_uid = ?"];
+  const params: unknown[] = [projectUid];
+  const list = (column: string, values: string[] | undefined): void => {
+    if (values === undefined || values.length === 0) return;
+    text.push(inList(column));
+    params.push(JSON.stringify(values));
+  };
+  list("e.device_uid", f.deviceUids);
+  list(member("e", "sn"), f.serialNumbers);
+  list("e.session_uid", f.sessionUids);
+  list("e.uid", f.eventUids);
+  list("e.file", f.files);
+  if (f.fleetUids && f.fleetUids.length > 0) {
+    text.push(`EXISTS (SELECT 1 FROM fleets f WHERE f.project_uid = e.project_uid
+      AND ${inList("f.uid")} AND ${inFleet("e", "f.uid")})`);
+    params.push(JSON.stringify(f.fleetUids));
+  }
+  if (f.systemFilesOnly) text.push("substr(e.file, 1, 1) = '_'");
+  const column = f.dateType === "received" ? "e.received" : "e.captured";
+  if (f.fromSec !== undefined) {
+    text.push(`${column} >= ?`);
+    params.push(f.fromSec);
+  }
+  if (f.toSec !== undefined) {
+    text.push(`${column} < ?`);
+    params.push(f.toSec);
+  }
+  return { text: text.join(" AND "), params };
+}
+
+/**
+ * What each order sorts by. Ties go by the capture and receive times, then by the order the hub
+ * stored the events in; the times' orders are exactly their indexes' (events_captured,
+ * events_project), so a page is read from the index, never sorted.
+ */
+const SORT_TERMS: Record<EventSortKey, string[]> = {
+  captured: ["e.captured", "e.received"],
+  modified: ["e.received"],
+  device_uid: ["e.device_uid", "e.captured", "e.received"],
+  best_id: [
+    `coalesce(${member("e", "best_id")}, ${member("e", "sn")}, e.device_uid)`,
+    "e.captured",
+    "e.received",
+  ],
+  device_serial: [`coalesce(${member("e", "sn")}, '')`, "e.captured", "e.received"],
+  device_location: [`coalesce(${member("e", "where_location")}, '')`, "e.captured", "e.received"],
+  tower_location: [`coalesce(${member("e", "tower_location")}, '')`, "e.captured", "e.received"],
+  triangulated_location: [`coalesce(${member("e", "tri_location")}, '')`, "e.captured", "e.received"],
+  best_location: [`coalesce(${member("e", "best_location")}, '')`, "e.captured", "e.received"],
+};
+
+function orderBy(order: EventOrder): string {
+  const direction = order.descending ? " DESC" : "";
+  return [...SORT_TERMS[order.by], "e.rowid"].map((t) => `${t}${direction}`).join(", ");
+}
+
+/** A page of the filtered events in the order asked, with one row more to tell whether more follow. */
+export function listQuery(projectUid: string, filter: EventFilter, order: EventOrder, page: Page): Sql {
+  const where = eventConditions(projectUid, filter);
+  return {
+    text: `SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order)} LIMIT ? OFFSET ?`,
+    params: [...where.params, page.limit + 1, page.offset],
+  };
+}
+
+/**
+ * A page of the filtered events in the order the hub stored them, from the cursor's event (`at`,
+ * its EVENT_SEQ; undefined: from the first), with one row more: the next page's cursor.
+ */
+export function cursorQuery(
+  projectUid: string,
+  filter: EventFilter,
+  query: EventCursorQuery,
+  at: number | undefined,
+): Sql {
+  const where = eventConditions(projectUid, filter);
+  const from = at === undefined ? "" : ` AND e.rowid ${query.descending ? "<=" : ">="} ?`;
+  return {
+    text: `SELECT e.* FROM events e WHERE ${where.text}${from}
+       ORDER BY e.rowid${query.descending ? " DESC" : ""} LIMIT ?`,
+    params: [...where.params, ...(at === undefined ? [] : [at]), query.limit + 1],
+  };
+}

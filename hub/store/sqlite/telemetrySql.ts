@@ -1,0 +1,34 @@
+// SQL pieces every telemetry query shares (events, sessions, the health log; SQLite's dialect).
+
+/** A query's text and its parameters, in order. */
+export interface Sql {
+  text: string;
+  params: unknown[];
+}
+
+// --- reading stored documents in SQL -------------------------------------------------------------
+// SQLite's JSON functions throw on text that is not JSON, and a damaged row must never make a
+// read fail (docs/hub.md, "Stored JSON"): every document is read through `doc`, which is "{}" for
+// such a row, so its members read as NULL.
+
+/** The stored document of the row aliased `alias`, or "{}" when it is not JSON. */
+export const doc = (alias: string): string =>
+  `(CASE WHEN json_valid(${alias}.data) THEN ${alias}.data ELSE '{}' END)`;
+
+/** A member of the row's document (a constant path, never caller input), NULL when absent. */
+export const member = (alias: string, path: string): string => `json_extract(${doc(alias)}, '$.${path}')`;
+
+/**
+ * True when the record (an event or session row) belongs to the fleet: the fleets its document
+ * lists, or, when it lists none, its device's fleets now.
+ */
+export function inFleet(alias: string, fleet: string): string {
+  const d = doc(alias);
+  return `(CASE WHEN json_type(${d}, '$.fleets') = 'array'
+      THEN EXISTS (SELECT 1 FROM json_each(${d}, '$.fleets') j WHERE j.value = ${fleet})
+      ELSE EXISTS (SELECT 1 FROM device_fleets df WHERE df.device_uid = ${alias}.device_uid AND df.fleet_uid = ${fleet})
+    END)`;
+}
+
+/** A list argument: one parameter (a JSON array) whatever its length. */
+export const inList = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
