@@ -1,6 +1,6 @@
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import type { Command } from "commander";
+import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
@@ -20,7 +20,7 @@ import { onShutdown } from "./shutdown.js";
 
 const DEFAULT_DIR = "./.cardsim";
 
-/** `--rate-limit`: off (the default), hosted, or N/min,N/day; a mistake is said in one line. */
+/** `--rate-limit`: off, hosted, or N/min,N/day; a mistake is said in one line. */
 export function parseRateLimitOption(text: string): RateLimits | false {
   try {
     return parseRateLimits(text);
@@ -76,7 +76,7 @@ export function describeRouteTargets(policy: RouteTargetPolicy): string {
     : "public addresses only (route targets: public-only; no loopback, private, link-local or metadata addresses)";
 }
 
-const RATE_LIMIT_HELP = `API requests per billing account: off (the default), hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
+const RATE_LIMIT_HELP = `API requests per billing account: off, hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
 
 /**
  * Starts the hub for `cardsim hub` and `cardsim up`; an address in use or not this machine's is
@@ -257,7 +257,11 @@ export function registerHubCommand(program: Command): void {
     .option("--dir <D>", "state directory (database, certificates, credentials.json)", DEFAULT_DIR)
     .option("--listen <HOST:PORT>", "plain HTTP address", DEFAULT_LISTEN)
     .option("--tls-listen <HOST:PORT>", 'HTTPS address, or "off"', DEFAULT_TLS_LISTEN)
-    .option("--rate-limit <LIMITS>", RATE_LIMIT_HELP, parseRateLimitOption, false)
+    .addOption(
+      new Option("--rate-limit <LIMITS>", RATE_LIMIT_HELP)
+        .argParser(parseRateLimitOption)
+        .default(false, "off"),
+    )
     .option("--device-auth <MODE>", DEVICE_AUTH_HELP, parseDeviceAuthOption, "tofu" as DeviceAuth)
     .option("--hello-limit <LIMITS>", HELLO_LIMIT_HELP, parseHelloLimitOption)
     .option(
