@@ -12,7 +12,7 @@ import { ensureIdentity, noteFlashRecovery, readIdentity } from "./ModuleIdentit
 import { SimPowerSource, type PowerSource } from "./PowerSource.js";
 import type { Random } from "../core/Random.js";
 import type { LineReply } from "./host/LineReply.js";
-import { errorLine, readRequestLine, wireReply } from "./host/RequestLine.js";
+import { errorLine, readRequestLine, traceLine, wireReply } from "./host/RequestLine.js";
 import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
 import { Notebox } from "./storage/Notebox.js";
@@ -195,6 +195,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     if (this.#closed) return Promise.resolve();
     return this.#writers.serialize(() => this.#energy.saveNow());
   }
+
   /** The binary buffer (RAM; emptied by a restart). */
   get binary(): BinaryBuffer {
     return this.#binary;
@@ -277,11 +278,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   /** Restarts the module on the same flash, as `card.restart` does, from outside a request. */
   restart(): Promise<void> {
     if (this.#closed) return Promise.resolve();
-    return this.#writers.serialize(async () => {
-      this.log.info("module restarting");
-      await this.#energy.saveNow();
-      await this.#boot();
-    });
+    return this.#writers.serialize(() => this.#reboot());
   }
 
   time(): number | undefined {
@@ -333,7 +330,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   handleLine(line: Uint8Array): Promise<string | undefined> {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
-      this.#traceLine(line, out);
+      if (this.#options.trace) traceLine(this.log, line, out);
       return out?.text;
     });
   }
@@ -345,7 +342,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   handleLineReply(line: Uint8Array): Promise<LineReply | undefined> {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
-      this.#traceLine(line, out);
+      if (this.#options.trace) traceLine(this.log, line, out);
       return out;
     });
   }
@@ -466,18 +463,14 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return notice;
   }
 
-  /** `--trace`: each line and its answer, readable as they were on the wire. */
-  #traceLine(line: Uint8Array, out: LineReply | undefined): void {
-    if (!this.#options.trace) return;
-    const text = decoder.decode(line.subarray(0, 512));
-    const more = line.length > 512 ? ` ... (${line.length} bytes)` : "";
-    this.log.info(`> ${text === "" ? "(blank line)" : text}${more}`);
-    if (out) this.log.info(`< ${out.text.trimEnd() === "" ? "(blank line)" : out.text.trimEnd()}`);
-  }
-
   async #afterReply(): Promise<void> {
     if (!this.#restartPending) return;
     this.#restartPending = false;
+    await this.#reboot();
+  }
+
+  /** In a turn: restarts on the same flash, the energy counters saved first. */
+  async #reboot(): Promise<void> {
     this.log.info("module restarting");
     await this.#energy.saveNow();
     await this.#boot();

@@ -7,9 +7,12 @@ import {
   jsonPrematureEnd,
   requestTooDeep,
 } from "../errors.js";
+import type { ModuleLog } from "../ModuleLog.js";
 import type { SimError } from "../SimError.js";
 import type { LineReply } from "./LineReply.js";
 import { appendCrc, checkRequestCrc } from "./RequestCrc.js";
+
+const decoder = new TextDecoder();
 
 /**
  * A host's request line read: the request and the CRC sequence its reply carries, or what the
@@ -56,6 +59,14 @@ export function wireReply(reply: JsonObject, sequence: number | undefined): Line
 /** An error as a reply line (without a CRC). */
 export function errorLine(error: SimError): LineReply {
   return wireReply({ err: error.message }, undefined);
+}
+
+/** `--trace`: a line and its answer in the log, readable as they were on the wire. */
+export function traceLine(log: ModuleLog, line: Uint8Array, out: LineReply | undefined): void {
+  const text = decoder.decode(line.subarray(0, 512));
+  const more = line.length > 512 ? ` ... (${line.length} bytes)` : "";
+  log.info(`> ${text === "" ? "(blank line)" : text}${more}`);
+  if (out) log.info(`< ${out.text.trimEnd() === "" ? "(blank line)" : out.text.trimEnd()}`);
 }
 
 function answer(line: LineReply | undefined): RequestLine {
