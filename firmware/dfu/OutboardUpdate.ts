@@ -4,8 +4,7 @@ import { DFU_MAX_ERRORS, type FirmwareImage } from "../../protocol/messages.js";
 import { storeRecord } from "../config/compactRecord.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import { SensorTimer } from "../sensors/SensorTimer.js";
-import type { DfuImages } from "./DfuImages.js";
-import { IMAGE_OBJECT } from "./DfuImages.js";
+import { IMAGE_OBJECT, type DfuImages } from "./DfuImages.js";
 import {
   DFU_KEYS,
   outboardEnabled,
