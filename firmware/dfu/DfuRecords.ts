@@ -143,3 +143,44 @@ export function reportedState(target: DfuTarget, record: TargetRecord): DfuState
   for (const key of Object.keys(state)) if (state[key] === undefined) delete state[key];
   return state as DfuState;
 }
+
+/** A record's state without its image: what is kept when one update ends and another begins. */
+export function bookkeeping(r: TargetRecord): TargetRecord {
+  const keep: Record<string, unknown> = { mode: "idle" };
+  for (const key of ["updates", "seq", "rev", "reported"] as const)
+    if (r[key] !== undefined) keep[key] = r[key];
+  return keep as unknown as TargetRecord;
+}
+
+/** The status text of a mode whose record says none. */
+export function defaultStatus(mode: DfuMode): string {
+  switch (mode) {
+    case "idle":
+      return "no firmware update";
+    case "downloading":
+      return "downloading";
+    case "ready":
+      return "downloaded and verified";
+    case "outboard-ready":
+      return "ready for an outboard update";
+    case "completed":
+      return "update completed";
+    case "error":
+      return "update failed";
+  }
+}
+
+/** `dfu.status on/off/vvalue` of every target. */
+export function dfuSwitches(box: Notebox): DfuSwitches {
+  return box.config<DfuSwitches>(DFU_KEYS.switches) ?? {};
+}
+
+/** `card.dfu`'s settings. */
+export function outboardSettings(box: Notebox): OutboardSettings {
+  return box.config<OutboardSettings>(DFU_KEYS.outboard) ?? {};
+}
+
+/** Outboard updates are configured, on, and not paused at clock time `now` (ms). */
+export function outboardEnabled(o: OutboardSettings, now: number): boolean {
+  return o.name !== undefined && o.on === true && !(o.offUntil !== undefined && o.offUntil > now);
+}
