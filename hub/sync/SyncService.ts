@@ -32,6 +32,7 @@ import {
   type WebRequestMessage,
 } from "../../protocol/messages.js";
 import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
+import { sessionRadio } from "../../protocol/sessionRadio.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { readDevicePublicKey } from "../devices/devicePublicKey.js";
@@ -44,7 +45,7 @@ import type { RoutingService } from "../routing/RoutingService.js";
 import type { HubStore } from "../store/HubStore.js";
 import { fromProtocolNote, toProtocolNote } from "../store/noteVersions.js";
 import type { DeviceDetails, DeviceRecord, HealthLogRecord, LocationRecord } from "../store/records.js";
-import { MAX_BATCH_NOTES, readMessage, type SyncRequest } from "./readMessage.js";
+import { MAX_BATCH_NOTES, readMessage, type SyncRequest } from "../../protocol/readMessage.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
 import { CHALLENGE_TEXT_LENGTH, SyncChallenges } from "./SyncChallenges.js";
@@ -424,7 +425,6 @@ export class SyncService {
       Object.assign(session.doc, sessionDocument(device, session, context, request.why));
       store.afterCommit(() => this.#sessions.add(session));
 
-      const radio = context.radio;
       const begin: JsonObject = {
         ...eventBase(device, session),
         req: "session.begin",
@@ -433,13 +433,7 @@ export class SyncService {
         body: { why: request.why, ...(context.usage ? { usage: context.usage } : {}) },
         sku: context.sku,
         voltage: context.voltage,
-        rat: radio.rat,
-        bearer: radio.bearer,
-        rssi: radio.rssi,
-        rsrp: radio.rsrp,
-        rsrq: radio.rsrq,
-        sinr: radio.sinr,
-        bars: radio.bars,
+        ...sessionRadio(context.radio),
       };
       if (context.temp !== undefined) begin.temp = context.temp;
       if (context.ordering_code) begin.ordering_code = context.ordering_code;
