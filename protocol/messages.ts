@@ -1,5 +1,6 @@
 import type { JsonObject } from "../core/json.js";
 import type { NoteRecord } from "./NoteRecord.js";
+import type { SessionRadio } from "./sessionRadio.js";
 
 /**
  * The device-facing sync protocol, version 1 (docs/sync-protocol.md is its specification).
@@ -92,15 +93,8 @@ export interface SessionContext extends JsonObject {
   readonly voltage: number;
   readonly usb: boolean;
   readonly temp?: number;
-  readonly radio: {
-    readonly rat: string;
-    readonly bearer: string;
-    readonly rssi: number;
-    readonly rsrp: number;
-    readonly rsrq: number;
-    readonly sinr: number;
-    readonly bars: number;
-  };
+  /** What the radio saw (protocol/sessionRadio.ts builds it at one end and copies it at the other). */
+  readonly radio: SessionRadio;
   /** The last GPS fix, when the module has one. */
   readonly where?: { readonly lat: number; readonly lon: number; readonly time: number };
   /** The cell tower serving a cellular module. */

@@ -1,21 +1,15 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
+import type { SessionRadio } from "../../protocol/sessionRadio.js";
 
-/** What the module's radio sees now: registration, signal, and whether the hub answers. */
-export interface RadioState {
+/**
+ * What the module's radio sees now: registration, signal, and whether the hub answers. The
+ * technology and signal fields are the protocol's `SessionRadio`, which every session reports.
+ */
+export interface RadioState extends SessionRadio {
   /** Registered on a network (cellular) or associated (WiFi). */
   readonly registered: boolean;
   /** The hub answers when the module connects (false: registered, but the hub cannot be reached). */
   readonly hubReachable: boolean;
-  /** Radio access technology, as `card.wireless` reports it (`lte`, `catm`, `nbiot`, `gsm`, `wifi`...). */
-  readonly rat: string;
-  /** The bearer sessions record (`LTE Cat-1`, `WiFi 2.4GHz`...). */
-  readonly bearer: string;
-  readonly rssi: number;
-  readonly rsrp: number;
-  readonly rsrq: number;
-  readonly sinr: number;
-  /** Signal bars, 0 to 4. */
-  readonly bars: number;
   /** Round-trip time of one exchange with the hub, in ms. */
   readonly latencyMs: number;
 }

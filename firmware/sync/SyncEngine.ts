@@ -21,6 +21,8 @@ import type {
   TowerRecord,
 } from "../../protocol/messages.js";
 import { BATCH_LIMITS, signedText } from "../../protocol/messages.js";
+import { readReply, ReplyError } from "../../protocol/readReply.js";
+import { sessionRadio } from "../../protocol/sessionRadio.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { CARD_KEYS, type TimeZone } from "../config/CardSettings.js";
@@ -448,8 +450,16 @@ export class SyncEngine {
     const { reply, sent, received } = await this.#module.hubLink.exchange(request);
     traffic.bytes_sent += sent;
     traffic.bytes_received += received;
-    if (typeof reply.err === "string") throw new SyncFailure(reply.err);
-    return reply as R;
+    let read: ProtocolReply;
+    try {
+      // Nothing of a reply is acted on before all of it reads as its type says.
+      read = readReply(request, reply);
+    } catch (error) {
+      if (error instanceof ReplyError) throw new SyncFailure(`${error.message} {sync-error}`);
+      throw error;
+    }
+    if (typeof read.err === "string") throw new SyncFailure(read.err);
+    return read as R;
   }
 
   /** hello and open: the module proves who it is; the hub says what waits for it. */
@@ -619,15 +629,7 @@ export class SyncEngine {
       sku: module.variant.sku,
       voltage: voltage.volts,
       usb: voltage.usb,
-      radio: {
-        rat: radio.rat,
-        bearer: radio.bearer,
-        rssi: radio.rssi,
-        rsrp: radio.rsrp,
-        rsrq: radio.rsrq,
-        sinr: radio.sinr,
-        bars: radio.bars,
-      },
+      radio: sessionRadio(radio),
       continuous: this.#mode() === "continuous",
     };
     const energy = module.energyFields?.();

@@ -1,2 +1,2 @@
-/** DeviceUID shape: `dev:` then the module's identifier (IMEI digits, or hex). */
-export const DEVICE_UID = /^dev:[0-9A-Za-z]{1,64}$/;
+/** DeviceUID shape (protocol/deviceUid.ts): `dev:` then the module's identifier (IMEI digits, or hex). */
+export { DEVICE_UID } from "../../protocol/deviceUid.js";

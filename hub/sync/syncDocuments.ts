@@ -2,6 +2,7 @@ import { canonicalJson, type JsonObject } from "../../core/json.js";
 import { openLocationCode } from "../../core/openLocationCode.js";
 import type { SessionContext, TriangulationScan } from "../../protocol/messages.js";
 import type { NoteRecord as ProtocolNote } from "../../protocol/NoteRecord.js";
+import { sessionRadio } from "../../protocol/sessionRadio.js";
 import type { DeviceRecord, LocationRecord } from "../store/records.js";
 import type { SyncSession } from "./SyncSessions.js";
 
@@ -159,7 +160,6 @@ export function sessionDocument(
   context: SessionContext,
   why: string,
 ): JsonObject {
-  const r = context.radio;
   const out: JsonObject = {
     session: session.uid,
     device: device.uid,
@@ -171,13 +171,7 @@ export function sessionDocument(
     continuous: session.continuous,
     voltage: context.voltage,
     power_usb: context.usb,
-    rat: r.rat,
-    bearer: r.bearer,
-    rssi: r.rssi,
-    rsrp: r.rsrp,
-    rsrq: r.rsrq,
-    sinr: r.sinr,
-    bars: r.bars,
+    ...sessionRadio(context.radio),
   };
   if (device.serialNumber) out.sn = device.serialNumber;
   if (context.temp !== undefined) out.temp = context.temp;

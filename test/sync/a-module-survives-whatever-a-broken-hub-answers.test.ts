@@ -2,6 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { JsonObject } from "../../core/json.js";
 import type { Exchanged, HubLink } from "../../firmware/radio/HubLink.js";
+import type { MemoryLog } from "../../firmware/ModuleLog.js";
 import { SimHubLink } from "../../firmware/radio/SimHubLink.js";
 import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
 import type { SimulatedModule } from "../../runtime/SimulatedModule.js";
@@ -11,7 +12,8 @@ import { SyncWorld } from "./support/syncWorld.js";
 type Damage =
   | { kind: "replace"; value: unknown }
   | { kind: "set"; field: string; value: unknown }
-  | { kind: "drop"; field: string };
+  | { kind: "drop"; field: string }
+  | { kind: "edit"; edit: (reply: JsonObject) => void };
 
 /** Fields the protocol's replies carry (docs/sync-protocol.md), and one it never does. */
 const FIELDS = [
@@ -58,7 +60,8 @@ const damage: fc.Arbitrary<Damage> = fc.oneof(
 class DamagingLink implements HubLink {
   readonly secure = true;
   readonly #inner: SimHubLink;
-  #armed: { at: number; damage: Damage } | undefined;
+  /** The reply to damage: the `at`-th message of a sync, or the first message of a type. */
+  #armed: { at: number | string; damage: Damage } | undefined;
   #seen = 0;
   damaged: string | undefined;
 
@@ -71,7 +74,7 @@ class DamagingLink implements HubLink {
     );
   }
 
-  arm(at: number, d: Damage): void {
+  arm(at: number | string, d: Damage): void {
     this.#armed = { at, damage: d };
     this.#seen = 0;
     this.damaged = undefined;
@@ -84,16 +87,25 @@ class DamagingLink implements HubLink {
   async exchange(request: ProtocolRequest): Promise<Exchanged> {
     const exchanged = await this.#inner.exchange(request);
     const armed = this.#armed;
-    if (!armed || this.#seen++ !== armed.at) return exchanged;
+    if (!armed || this.damaged) return exchanged;
+    if (typeof armed.at === "number" ? this.#seen++ !== armed.at : request.type !== armed.at)
+      return exchanged;
     this.damaged = request.type;
-    const reply = { ...(exchanged.reply as unknown as JsonObject) };
+    const reply = JSON.parse(JSON.stringify(exchanged.reply)) as JsonObject;
     const d = armed.damage;
     let damaged: unknown = reply;
     if (d.kind === "replace") damaged = d.value;
     else if (d.kind === "set") reply[d.field] = d.value;
+    else if (d.kind === "edit") d.edit(reply);
     else delete reply[d.field];
     return { ...exchanged, reply: damaged as ProtocolReply };
   }
+}
+
+/** What the module logged as errors (an exception that escaped a sync is logged as one). */
+function errorsLogged(sim: SimulatedModule): string[] {
+  const log = sim.log as MemoryLog;
+  return log.lines.filter((l) => l.level === "error").map((l) => `${l.message} ${JSON.stringify(l.fields)}`);
 }
 
 /** Sensor readings the module sends and the commands the hub has for it, both numbered. */
@@ -136,6 +148,13 @@ describe("a module whose hub answers nonsense", () => {
           expect(await world.req(sim, { req: "card.version" })).toHaveProperty("version");
           const status = await world.req(sim, { req: "hub.sync.status" });
           expect(typeof status["status"]).toBe("string");
+          // A reply it could not read failed the sync in words, not with an exception of its own.
+          const engine = sim.module.sync.status();
+          if (engine.alert) expect(engine.status).toMatch(/\{sync-error\}/);
+          expect(engine.error ?? "", `after ${link.damaged} reply damaged: ${JSON.stringify(d)}`).not.toMatch(
+            /^sync failed: /,
+          );
+          expect(errorsLogged(sim)).toEqual([]);
           if (link.damaged) damagedRounds++;
           link.disarm();
           // A clean sync (any penalty box lifted) brings everything over.
@@ -172,4 +191,79 @@ describe("a module whose hub answers nonsense", () => {
       await world.close();
     }
   });
+});
+
+/** Replies damaged in one field each, and what the module says of them. */
+const UNREADABLE: { reply: string; edit: (reply: JsonObject) => void; says: string }[] = [
+  {
+    reply: "pull",
+    edit: (r) => ((r["notes"] as JsonObject[])[0]!["id"] = 7),
+    says: "the hub's pull reply cannot be read: notes[0].id must be a string {sync-error}",
+  },
+  {
+    reply: "pull",
+    edit: (r) => (r["file"] = "other.qi"),
+    says: "the hub's pull reply cannot be read: file must be commands.qi, the notefile asked for {sync-error}",
+  },
+  {
+    reply: "open",
+    edit: (r) => ((r["env"] as JsonObject)["device"] = { mode: 7 }),
+    says: "the hub's open reply cannot be read: env.device.mode must be a string {sync-error}",
+  },
+  {
+    reply: "open",
+    edit: (r) => delete r["token"],
+    says: "the hub's open reply cannot be read: token must be a string {sync-error}",
+  },
+  {
+    reply: "push",
+    edit: (r) => (r["merged"] = -1),
+    says: "the hub's push reply cannot be read: merged must be an integer from 0 up {sync-error}",
+  },
+  {
+    reply: "hello",
+    edit: (r) => (r["v"] = 2),
+    says: "the hub's hello reply cannot be read: v must be 1, the protocol version the module speaks {sync-error}",
+  },
+];
+
+describe("a hub reply the module cannot read", () => {
+  it.each(UNREADABLE)(
+    "($reply: $says) fails the sync as a {sync-error} naming the field, changes nothing, and the next sync is clean",
+    async ({ reply, edit, says }) => {
+      const world = await SyncWorld.start("in-process");
+      try {
+        const link = new DamagingLink(world);
+        const sim = await world.module({ hub: { link, product: world.productUid } });
+        await world.sync(sim);
+        await work(world, sim, 1);
+        const before = JSON.stringify(sim.module.notebox.file("config.db")?.notes.get("mode"));
+        link.arm(reply, { kind: "edit", edit });
+        const failed = await world.sync(sim, { allow: true });
+        expect(link.damaged).toBe(reply);
+        // hub.sync.status says why, in the module's words; nothing was thrown or logged as a crash.
+        expect(failed["status"]).toBe(says);
+        expect(failed["alert"]).toBe(true);
+        expect(sim.module.sync.status().error).toBe(says);
+        expect(errorsLogged(sim)).toEqual([]);
+        // The damaged reply changed nothing on the module: no command arrived, and the readings
+        // go only once the hub acknowledged them in a reply the module read.
+        expect(await commands(sim)).toEqual([]);
+        expect(sim.module.notebox.file("sensors.qo")?.notes.size ?? 0).toBe(reply === "pull" ? 0 : 3);
+        expect(JSON.stringify(sim.module.notebox.file("config.db")?.notes.get("mode"))).toBe(before);
+        // The module keeps answering its host and syncs cleanly once the hub answers well.
+        expect(await world.req(sim, { req: "card.version" })).toHaveProperty("version");
+        link.disarm();
+        const clean = await world.sync(sim, { allow: true });
+        expect(clean["status"]).toMatch(/\{sync-end\}/);
+        expect(clean["alert"]).toBeFalsy();
+        expect(await commands(sim)).toEqual([1]);
+        expect(sim.module.notebox.file("sensors.qo")?.notes.size ?? 0).toBe(0);
+        const sensors = (await world.events(sim)).filter((e) => e.file === "sensors.qo");
+        expect(sensors.map((e) => (e.data["body"] as { i: number }).i).sort()).toEqual([0, 1, 2]);
+      } finally {
+        await world.close();
+      }
+    },
+  );
 });

@@ -5,7 +5,7 @@ import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 import { SeededCrypto } from "../../core/SeededCrypto.js";
 import { SeededRandom } from "../../core/SeededRandom.js";
-import { readMessage } from "../../hub/sync/readMessage.js";
+import { readMessage } from "../../protocol/readMessage.js";
 import { signedText, type ProtocolReply } from "../../protocol/messages.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { SimulatedModule } from "../../runtime/SimulatedModule.js";

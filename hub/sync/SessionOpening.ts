@@ -1,0 +1,375 @@
+import { decodeBase64 } from "../../core/base64.js";
+import type { Clock } from "../../core/Clock.js";
+import type { Crypto } from "../../core/Crypto.js";
+import type { JsonObject } from "../../core/json.js";
+import {
+  signedText,
+  SYNC_ERRORS,
+  type DeviceEnvironment,
+  type HelloReply,
+  type HelloRequest,
+  type OpenReply,
+  type OpenRequest,
+  type ProtocolReply,
+  type SessionContext,
+} from "../../protocol/messages.js";
+import { sessionRadio } from "../../protocol/sessionRadio.js";
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import { PROTOCOL_VERSION } from "../../protocol/version.js";
+import { readDevicePublicKey } from "../devices/devicePublicKey.js";
+import type { DeviceService } from "../devices/DeviceService.js";
+import type { EventService } from "../events/EventService.js";
+import type { HubIds } from "../HubIds.js";
+import type { HubStore } from "../store/HubStore.js";
+import type { DeviceDetails, DeviceRecord, ProductRecord } from "../store/records.js";
+import {
+  disabled,
+  jsonBytes,
+  refuse,
+  SESSION_FILE,
+  type SessionRecords,
+  type SyncTransport,
+} from "./SessionRecords.js";
+import { CHALLENGE_TEXT_LENGTH, type SyncChallenges } from "./SyncChallenges.js";
+import type { HelloThrottle } from "./HelloThrottle.js";
+import type { SyncPlaces } from "./SyncPlaces.js";
+import { refusal, type SyncRefusal } from "./SyncRefusal.js";
+import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
+import type { SyncSession } from "./SyncSessions.js";
+import { devicePlace } from "./timeZone.js";
+
+/**
+ * Whom the hub lets in: `tofu` (trust on first use, the local default) stores the key a device
+ * sends at its first session; `pinned` lets in only devices whose key was set through the API
+ * beforehand (`PUT …/devices/{deviceUID}/public-key`, or `public_key` at provisioning).
+ */
+export type DeviceAuth = "tofu" | "pinned";
+
+export interface SessionOpeningParts {
+  readonly store: HubStore;
+  readonly clock: Clock;
+  readonly ids: HubIds;
+  readonly events: EventService;
+  readonly devices: DeviceService;
+  readonly crypto: Crypto;
+  readonly challenges: SyncChallenges;
+  readonly throttle: HelloThrottle | undefined;
+  readonly deviceAuth: DeviceAuth;
+  readonly places: SyncPlaces;
+  readonly records: SessionRecords;
+}
+
+const encoder = new TextEncoder();
+
+/** A challenge `hello` issued, checked at `open`: the bytes its hello took, and when it expires. */
+type Pending = NonNullable<ReturnType<SyncChallenges["check"]>>;
+
+/**
+ * `hello` and `open`: the module proves its key (trust on first use, or a pinned key), the device
+ * is provisioned into the product's project, and the session opens with what the module reports.
+ */
+export class SessionOpening {
+  constructor(private readonly p: SessionOpeningParts) {}
+
+  /**
+   * Anyone may say hello: the reply tells nothing about the device (whether the hub knows it), and
+   * the hellos answered are limited per device and per source address.
+   */
+  async hello(request: HelloRequest, bytes: number, source: string | undefined): Promise<ProtocolReply> {
+    const now = this.p.clock.now();
+    const over = source === undefined ? undefined : this.p.throttle?.take(request.device, source, now);
+    if (over) {
+      throw refuse(
+        SYNC_ERRORS.rateLimited,
+        `too many hellos ${over.limit}: say hello again in ${Math.ceil(over.wait / 1000)} s`,
+      );
+    }
+    const product = await this.p.store.projects.getProduct(request.product);
+    if (!product) throw noProduct(request.product);
+    const reply = { v: PROTOCOL_VERSION, time: now, challenge: "" };
+    // Every challenge is as long: the reply's size is known before its challenge is made.
+    const received = jsonBytes({ ...reply, challenge: "A".repeat(CHALLENGE_TEXT_LENGTH) });
+    reply.challenge = this.p.challenges.issue(request.device, request.product, now, this.p.ids.bytes(32), {
+      sent: bytes,
+      received,
+    });
+    return reply satisfies HelloReply;
+  }
+
+  async open(request: OpenRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
+    const now = this.p.clock.now();
+    const pending = this.p.challenges.check(request.challenge, request.device, request.product, now);
+    if (!pending) {
+      throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
+    }
+    const zones = await this.p.places.zones();
+    const { context } = request;
+    if (context.where || context.tower || context.triangulate) await this.p.places.names();
+    return this.p.store.transaction(async () => {
+      const admitted = await this.#admit(request, pending, now);
+      if ("refused" in admitted) return admitted.refused;
+      const { device, tracker, reset } = admitted;
+      const session = await this.#begin(request, await this.#report(device, context, now), {
+        transport,
+        tracker,
+        reset,
+        pending,
+        now,
+      });
+      const gps = session.device.details.gpsLocation;
+      const deleted = await this.p.records.deletedFiles(device.uid, session.session.secure);
+      for (const name of deleted) session.session.toldDeleted.add(name);
+      const reply: OpenReply = {
+        v: PROTOCOL_VERSION,
+        session: session.session.uid,
+        token: session.session.token,
+        time: now,
+        tracker,
+        reset,
+        ...(gps ? { where: devicePlace(gps.latitude, gps.longitude, new Date(now), zones) } : {}),
+        env: await this.#environment(session.device),
+        files: await this.p.records.pendingFiles(device.uid, session.session.secure),
+        ...(deleted.length > 0 ? { deleted } : {}),
+        signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
+      };
+      await this.p.records.account(session.session, bytes, reply);
+      return reply;
+    });
+  }
+
+  /**
+   * Who may open: the product's device, proven by its key, provisioned and enabled; then its
+   * tracker session, its `env.default` values, and its earlier sessions ended.
+   */
+  async #admit(
+    request: OpenRequest,
+    pending: Pending,
+    now: number,
+  ): Promise<{ refused: ProtocolReply } | { device: DeviceRecord; tracker: string; reset: boolean }> {
+    const store = this.p.store;
+    const product = await store.projects.getProduct(request.product);
+    if (!product) return { refused: noProduct(request.product).reply() };
+    const known = await store.devices.getDevice(request.device);
+    if (known && known.projectUid !== product.projectUid) {
+      const text = `the device belongs to another project than the one owning ${request.product}`;
+      return { refused: refusal(SYNC_ERRORS.product, text) };
+    }
+    const key = await this.#authenticate(request, product, known, pending, now);
+    if (typeof key !== "string") return { refused: key };
+    if (known?.disabled) return { refused: disabled() };
+    const device = await this.#provision(request, product, known, key);
+    if (device.disabled) return { refused: disabled() };
+
+    // Tracker sessions: a module that does not hold the hub's starts again from nothing.
+    const held = await store.devices.trackerSession(device.uid);
+    let tracker = held ?? "";
+    const reset = held === undefined || request.tracker !== held;
+    if (reset) {
+      await store.notefiles.clearTracker(device.uid, SYNC_TRACKER);
+      tracker = this.p.ids.uuid();
+      await store.devices.setTrackerSession(device.uid, tracker);
+    }
+    const defaults = request.context.env_defaults;
+    if (defaults) await this.#envDefaults(device.uid, defaults, now);
+    for (const earlier of this.p.records.sessions.ofDevice(device.uid)) {
+      await this.p.records.end(earlier, "superseded by a new session", now);
+    }
+    return { device, tracker, reset };
+  }
+
+  /**
+   * Identity: the stored (pinned) key, or, trusted on first use, the one the module sends. The
+   * key's PEM once the signature proves it (and the challenge is spent), else the refusal.
+   */
+  async #authenticate(
+    request: OpenRequest,
+    product: ProductRecord,
+    device: DeviceRecord | undefined,
+    pending: Pending,
+    now: number,
+  ): Promise<string | ProtocolReply> {
+    const storedKey = device?.publicKey ?? null;
+    const pinned = this.p.deviceAuth === "pinned";
+    if (pinned && storedKey === null) return notPinned(request.device, product.projectUid);
+    const pem = storedKey ?? request.key;
+    if (pem === undefined) {
+      return refusal(SYNC_ERRORS.auth, "the hub holds no key for the device: send its public key");
+    }
+    const read = readDevicePublicKey(pem);
+    if ("fault" in read) return refusal(SYNC_ERRORS.auth, `the public key ${read.fault}`);
+    const signature = decodeBase64(request.signature);
+    const text = encoder.encode(signedText(request.device, request.product, request.challenge));
+    if (!signature || !(await this.p.crypto.verify(read.key, text, signature))) {
+      // Pinned: one answer whether the device has no pinned key or another one.
+      if (pinned) return notPinned(request.device, product.projectUid);
+      return refusal(SYNC_ERRORS.auth, "the signature does not prove possession of the device's key");
+    }
+    // Spent once proven (transactions run one at a time: a second open with it is refused).
+    if (!this.p.challenges.check(request.challenge, request.device, request.product, now)) {
+      return refusal(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
+    }
+    this.p.challenges.spend(request.challenge, pending.expires);
+    return read.pem;
+  }
+
+  /** Provisioning: an unknown device joins the product's project with the product's defaults. */
+  async #provision(
+    request: OpenRequest,
+    product: ProductRecord,
+    known: DeviceRecord | undefined,
+    pem: string,
+  ): Promise<DeviceRecord> {
+    const { context } = request;
+    const device = await this.p.devices.register({
+      deviceUid: request.device,
+      projectUid: product.projectUid,
+      productUid: product.uid,
+      sku: context.sku,
+      firmwareModule: JSON.stringify(context.firmware),
+      serialNumber: context.sn,
+    });
+    if ((known?.publicKey ?? null) !== null) return device;
+    return this.p.store.devices.putDevice({
+      uid: device.uid,
+      projectUid: device.projectUid,
+      productUid: device.productUid,
+      publicKey: pem,
+    });
+  }
+
+  /** The device record takes what the module reports. */
+  async #report(
+    device: DeviceRecord,
+    context: SessionContext,
+    now: number,
+  ): Promise<{ device: DeviceRecord; details: DeviceDetails }> {
+    const locate = this.p.places.located;
+    const details: DeviceDetails = {};
+    const nowSec = Math.floor(now / 1000);
+    if (context.where) details.gpsLocation = locate(context.where.lat, context.where.lon, context.where.time);
+    if (context.tower) {
+      const t = context.tower;
+      details.towerLocation = locate(t.lat, t.lon, nowSec);
+      details.towerInfo = { mcc: t.mcc, mnc: t.mnc, lac: t.lac, cell_id: t.cid };
+    }
+    const tri = context.triangulate && triangulate(context.triangulate);
+    if (tri) details.triangulatedLocation = locate(tri.lat, tri.lon, nowSec);
+    const host = context.host;
+    const reported = await this.p.store.devices.putDevice({
+      uid: device.uid,
+      projectUid: device.projectUid,
+      productUid: device.productUid,
+      lastActivity: now,
+      firmwareHost: host === undefined ? undefined : typeof host === "string" ? host : JSON.stringify(host),
+      voltage: context.voltage,
+      temperature: context.temp,
+      connected: context.continuous === true,
+      ...(Object.keys(details).length > 0 ? { details } : {}),
+    });
+    return { device: reported, details };
+  }
+
+  /** The session, kept once the transaction commits, and its `session.begin` event. */
+  async #begin(
+    request: OpenRequest,
+    reported: { device: DeviceRecord; details: DeviceDetails },
+    opening: { transport: SyncTransport; tracker: string; reset: boolean; pending: Pending; now: number },
+  ): Promise<{ session: SyncSession; device: DeviceRecord }> {
+    const { device, details } = reported;
+    const { context } = request;
+    const { now, pending } = opening;
+    const session: SyncSession = {
+      token: this.p.ids.uuid(),
+      uid: this.p.ids.uuid(),
+      deviceUid: device.uid,
+      projectUid: device.projectUid,
+      trackerSession: opening.tracker,
+      secure: opening.transport.secure,
+      continuous: context.continuous === true,
+      transport: transportOf(context.radio),
+      beganMs: now,
+      lastSeenMs: now,
+      recordedMs: Number.NEGATIVE_INFINITY,
+      firstSync: opening.reset,
+      doc: {},
+      traffic: { bytesSent: pending.sent, bytesReceived: pending.received, notesSent: 0, notesReceived: 0 },
+      events: 0,
+      toldDeleted: new Set(),
+    };
+    Object.assign(session.doc, sessionDocument(device, session, context, request.why));
+    this.p.store.afterCommit(() => this.p.records.sessions.add(session));
+
+    const begin: JsonObject = {
+      ...eventBase(device, session),
+      req: "session.begin",
+      file: SESSION_FILE,
+      when: Math.floor(now / 1000),
+      body: { why: request.why, ...(context.usage ? { usage: context.usage } : {}) },
+      sku: context.sku,
+      voltage: context.voltage,
+      ...sessionRadio(context.radio),
+    };
+    if (context.temp !== undefined) begin.temp = context.temp;
+    if (context.ordering_code) begin.ordering_code = context.ordering_code;
+    if (details.gpsLocation) located(begin, "where", details.gpsLocation);
+    await this.p.events.record({
+      projectUid: device.projectUid,
+      deviceUid: device.uid,
+      file: SESSION_FILE,
+      sessionUid: session.uid,
+      data: begin,
+    });
+    return { session, device };
+  }
+
+  /** The module's `env.default` values replace what the hub held of them. */
+  async #envDefaults(
+    deviceUid: string,
+    defaults: Readonly<Record<string, string>>,
+    now: number,
+  ): Promise<void> {
+    const env = this.p.store.env;
+    const scope = { kind: "device_default", uid: deviceUid } as const;
+    for (const old of await env.get(scope)) {
+      if (!(old.key in defaults)) await env.delete(scope, old.key);
+    }
+    await env.set(scope, { ...defaults }, now);
+  }
+
+  /** The device's environment: its own values, its fleets' (newest change wins), its project's. */
+  async #environment(device: DeviceRecord): Promise<DeviceEnvironment> {
+    const env = this.p.store.env;
+    const own = await env.get({ kind: "device", uid: device.uid });
+    const project = await env.get({ kind: "project", uid: device.projectUid });
+    const fleet = new Map<string, { value: string; modified: number }>();
+    let modified = 0;
+    for (const uid of device.fleetUids) {
+      for (const v of await env.get({ kind: "fleet", uid })) {
+        const held = fleet.get(v.key);
+        if (!held || v.modified > held.modified) fleet.set(v.key, { value: v.value, modified: v.modified });
+        modified = Math.max(modified, v.modified);
+      }
+    }
+    for (const v of [...own, ...project]) modified = Math.max(modified, v.modified);
+    const map = (vars: readonly { key: string; value: string }[]) =>
+      Object.fromEntries(vars.map((v) => [v.key, v.value]));
+    return {
+      device: map(own),
+      fleet: Object.fromEntries([...fleet].map(([key, v]) => [key, v.value])),
+      project: map(project),
+      modified: Math.floor(modified / 1000),
+    };
+  }
+}
+
+function noProduct(product: string): SyncRefusal {
+  return refuse(SYNC_ERRORS.product, `no project of this hub owns the product ${product}`);
+}
+
+/** The refusal of a device without a pinned key (or another key than its pinned one), pinned mode. */
+function notPinned(device: string, projectUid: string): ProtocolReply {
+  return refusal(
+    SYNC_ERRORS.auth,
+    `the hub takes only pinned keys and ${device}'s pinned key did not sign this: pin it with PUT /v1/projects/${projectUid}/devices/${device}/public-key (cardsim module --print-key prints it)`,
+  );
+}

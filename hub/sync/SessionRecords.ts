@@ -1,0 +1,156 @@
+import { utf8Length } from "../../core/bytes.js";
+import type { Clock } from "../../core/Clock.js";
+import type { JsonObject } from "../../core/json.js";
+import { notefileKind } from "../../core/NotefileKind.js";
+import { SYNC_ERRORS, type ProtocolReply, type SessionUsage } from "../../protocol/messages.js";
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import type { EventService } from "../events/EventService.js";
+import type { HubStore } from "../store/HubStore.js";
+import type { DeviceRecord } from "../store/records.js";
+import { eventBase, sessionPeriod } from "./syncDocuments.js";
+import type { SyncSession, SyncSessions } from "./SyncSessions.js";
+import { refusal, SyncRefusal } from "./SyncRefusal.js";
+
+/**
+ * What the parts of the hub's sync service share (SyncService.ts composes them): the open
+ * sessions, their lookup by token, and their records (counts, the session record, its end).
+ */
+
+/** How a message reached the hub: over TLS (HTTPS, or in process) or not. */
+export interface SyncTransport {
+  readonly secure: boolean;
+  /** The request's size on the wire, when the transport knows it (else its JSON is measured). */
+  readonly bytes?: number;
+  /** The address the message came from (HTTP), for the hello limits; none in process. */
+  readonly source?: string;
+}
+
+/** The notefile of the hub's own session events. */
+export const SESSION_FILE = "_session.qo";
+/** How often an open session's record is rewritten with its counts, at most (hub time). */
+const RECORD_EVERY_MS = 1000;
+
+/** Bytes of a message's JSON (what crossed the wire). */
+export function jsonBytes(message: unknown): number {
+  try {
+    const text = JSON.stringify(message);
+    return text === undefined ? 0 : utf8Length(text);
+  } catch {
+    return 0;
+  }
+}
+
+export const refuse = (code: string, text: string): SyncRefusal => new SyncRefusal(code, text);
+export const expired = (): SyncRefusal =>
+  refuse(SYNC_ERRORS.session, "the session token is unknown or expired: open a new session");
+export const disabled = (): ProtocolReply =>
+  refusal(SYNC_ERRORS.disabled, "the device is disabled: enable it in its project to sync");
+
+/** A notefile the hub sends down to the module (inbound queues, databases; secure ones over TLS only). */
+function movesDown(name: string, secure: boolean): boolean {
+  const kind = notefileKind(name);
+  return (
+    kind !== undefined && kind.direction !== "out" && kind.direction !== "local" && (secure || !kind.secure)
+  );
+}
+
+/** A session found by its token, or the refusal to answer. */
+export type FoundSession = { session: SyncSession; device: DeviceRecord } | { refused: ProtocolReply };
+
+export class SessionRecords {
+  constructor(
+    private readonly store: HubStore,
+    private readonly clock: Clock,
+    private readonly events: EventService,
+    readonly sessions: SyncSessions,
+  ) {}
+
+  /**
+   * The session of a token and its device, or the refusal to answer: the token is unknown or
+   * expired, the device is gone, or it was disabled (which ends the session).
+   */
+  async find(token: string): Promise<FoundSession> {
+    const session = this.sessions.get(token, this.clock.now());
+    if (!session) return { refused: expired().reply() };
+    const device = await this.store.devices.getDevice(session.deviceUid);
+    if (!device || device.projectUid !== session.projectUid) {
+      this.sessions.remove(session);
+      return { refused: expired().reply() };
+    }
+    if (device.disabled) {
+      await this.end(session, "device disabled", this.clock.now());
+      return { refused: disabled() };
+    }
+    return { session, device };
+  }
+
+  /**
+   * Counts a message and its reply. The session record is rewritten with the counts at most once a
+   * second of hub time while the session is open (and always when it ends): a sync of thousands of
+   * notes would otherwise spend as much on its session record as on its notes.
+   */
+  async account(session: SyncSession, requestBytes: number, reply: ProtocolReply): Promise<void> {
+    const now = this.clock.now();
+    session.traffic.bytesSent += requestBytes;
+    session.traffic.bytesReceived += jsonBytes(reply);
+    session.lastSeenMs = now;
+    if (now - session.recordedMs >= RECORD_EVERY_MS) await this.#write(session, now, null);
+  }
+
+  async #write(session: SyncSession, now: number, ended: JsonObject | null): Promise<void> {
+    session.recordedMs = now;
+    await this.store.telemetry.addSession({
+      uid: session.uid,
+      deviceUid: session.deviceUid,
+      projectUid: session.projectUid,
+      beganSec: Math.floor(session.beganMs / 1000),
+      endedSec: ended ? Math.floor(now / 1000) : null,
+      firstSync: session.firstSync,
+      data: { ...session.doc, period: sessionPeriod(session, now), events: session.events, ...ended },
+    });
+  }
+
+  /** Ends a session: its record, its `session.end` event, the device no longer connected by it. */
+  async end(session: SyncSession, why: string, now: number, usage?: SessionUsage): Promise<void> {
+    this.sessions.remove(session);
+    this.store.afterCommit(() => this.sessions.remove(session));
+    await this.#write(session, now, { why_session_closed: why });
+    const device = await this.store.devices.getDevice(session.deviceUid);
+    if (!device || device.projectUid !== session.projectUid) return;
+    await this.events.record({
+      projectUid: device.projectUid,
+      deviceUid: device.uid,
+      file: SESSION_FILE,
+      sessionUid: session.uid,
+      data: {
+        ...eventBase(device, session),
+        req: "session.end",
+        file: SESSION_FILE,
+        when: Math.floor(now / 1000),
+        body: { why, ...(usage ? { usage } : {}), period: sessionPeriod(session, now) },
+      },
+    });
+    // The device was last heard from at the session's last message; it is no longer connected
+    // by this session (unless another continuous one holds it).
+    const stillHeld = this.sessions.ofDevice(device.uid).some((s) => s.continuous);
+    await this.store.devices.putDevice({
+      uid: device.uid,
+      projectUid: device.projectUid,
+      productUid: device.productUid,
+      lastActivity: Math.max(device.lastActivity ?? 0, Math.min(now, session.lastSeenMs)),
+      ...(session.continuous && !stillHeld ? { connected: false } : {}),
+    });
+  }
+
+  /** Notefiles deleted on the hub that the module is to delete too. */
+  async deletedFiles(deviceUid: string, secure: boolean): Promise<string[]> {
+    return (await this.store.notefiles.deletedNotefiles(deviceUid)).filter((name) => movesDown(name, secure));
+  }
+
+  /** Notefiles with changes for the device (hub to module: inbound queues and databases). */
+  async pendingFiles(deviceUid: string, secure: boolean): Promise<string[]> {
+    return (await this.store.notefiles.summaries(deviceUid, SYNC_TRACKER))
+      .filter((s) => s.changes > 0 && movesDown(s.fileId, secure))
+      .map((s) => s.fileId);
+  }
+}
