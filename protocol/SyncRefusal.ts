@@ -1,4 +1,4 @@
-import { MAX_ERROR_TEXT, type ProtocolReply } from "./messages.js";
+import { MAX_ERROR_TEXT, type ProtocolReply } from "./envelope.js";
 import { PROTOCOL_VERSION } from "./version.js";
 
 /**

@@ -1,8 +1,9 @@
 import { decodeBase64 } from "../core/base64.js";
 import { isJsonObject, type JsonObject } from "../core/json.js";
 import { isValidNoteId } from "../core/notefileNames.js";
-import { BATCH_LIMITS, type SessionUsage } from "./messages.js";
 import type { NoteRecord } from "./NoteRecord.js";
+import type { SessionUsage } from "./sessionMessages.js";
+import { BATCH_LIMITS } from "./transferMessages.js";
 
 /**
  * The field readers both ends of the sync protocol share: protocol/readMessage.ts (what the hub

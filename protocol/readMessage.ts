@@ -3,18 +3,12 @@ import { isJsonObject } from "../core/json.js";
 import { MAX_NOTEFILE_NAME } from "../core/notefileNames.js";
 import { DEVICE_UID } from "./deviceUid.js";
 import { Fields, item, readNote, readPlace, readUsage } from "./fields.js";
-import type {
-  AckRequest,
-  CloseRequest,
-  DfuMessage,
-  HelloRequest,
-  OpenRequest,
-  PullRequest,
-  PushRequest,
-  SignalsRequest,
-  WebRequestMessage,
-} from "./messages.js";
-import { BATCH_LIMITS, SYNC_ERRORS, WEB_LIMITS, WEB_METHODS } from "./messages.js";
+import { SYNC_ERRORS } from "./envelope.js";
+import type { DfuMessage } from "./firmwareMessages.js";
+import type { CloseRequest, HelloRequest, OpenRequest } from "./sessionMessages.js";
+import type { SignalsRequest } from "./signalMessages.js";
+import { BATCH_LIMITS, type AckRequest, type PullRequest, type PushRequest } from "./transferMessages.js";
+import { WEB_LIMITS, WEB_METHODS, type WebRequestMessage } from "./webMessages.js";
 import { readSessionRadio } from "./sessionRadio.js";
 import { SyncRefusal } from "./SyncRefusal.js";
 import { PROTOCOL_VERSION } from "./version.js";
@@ -179,7 +173,7 @@ export function readMessage(message: unknown): SyncRequest {
 
 const MD5 = /^[0-9a-f]{32}$/;
 
-/** A `web` message's fields (protocol/messages.ts `WebRequestMessage`). */
+/** A `web` message's fields (protocol/webMessages.ts `WebRequestMessage`). */
 function web(f: Fields): void {
   f.string("route", { nonEmpty: true, max: WEB_LIMITS.route });
   const method = f.string("method", { max: 16 });

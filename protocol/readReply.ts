@@ -1,22 +1,12 @@
 import { isJsonObject } from "../core/json.js";
 import { MAX_NOTEFILE_NAME } from "../core/notefileNames.js";
 import { Fields, item, readNote } from "./fields.js";
-import type {
-  AckReply,
-  CloseReply,
-  DfuReportReply,
-  FirmwareReply,
-  HelloReply,
-  OpenReply,
-  ProtocolReply,
-  ProtocolRequest,
-  PullReply,
-  PushReply,
-  ReadReply,
-  SignalsReply,
-  WebReply,
-} from "./messages.js";
-import { BATCH_LIMITS, DFU_TARGETS, WEB_LIMITS } from "./messages.js";
+import type { ProtocolReply, ProtocolRequest } from "./envelope.js";
+import { DFU_TARGETS, type DfuReportReply, type FirmwareReply, type ReadReply } from "./firmwareMessages.js";
+import type { CloseReply, HelloReply, OpenReply } from "./sessionMessages.js";
+import type { SignalsReply } from "./signalMessages.js";
+import { BATCH_LIMITS, type AckReply, type PullReply, type PushReply } from "./transferMessages.js";
+import { WEB_LIMITS, type WebReply } from "./webMessages.js";
 import { PROTOCOL_VERSION } from "./version.js";
 
 /**

@@ -33,7 +33,7 @@ export function sessionRadio(source: SessionRadio): SessionRadio {
   };
 }
 
-/** The field readers `readSessionRadio` needs (protocol/fields.ts `Fields`; named here, not imported: messages.ts imports this file). */
+/** The field readers `readSessionRadio` needs (protocol/fields.ts `Fields`; named here, not imported: sessionMessages.ts imports this file). */
 interface RadioFields {
   string(key: string, options: { max: number }): string;
   number(key: string): number;
