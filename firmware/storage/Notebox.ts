@@ -1,5 +1,6 @@
 import type { NoteCodec } from "./NoteCodec.js";
-import type { KvOp, KvStore, RecoveryReport, StorageUsage } from "./KvStore.js";
+import type { KvStore, RecoveryReport, StorageUsage } from "./KvStore.js";
+import { KvTransactions, type SuspendedTransaction } from "./KvTransactions.js";
 import type { Note, NotefileMeta } from "./Note.js";
 import { Notefile } from "./Notefile.js";
 import { notefileKind } from "../../core/NotefileKind.js";
@@ -25,15 +26,7 @@ export function parseRecordKey(key: string): { kind: string; parts: string[] } {
   return { kind, parts };
 }
 
-interface Transaction {
-  ops: KvOp[];
-  undo: (() => void)[];
-}
-
-/** A transaction stepped out of while its writer waits (see `Notebox.suspend`). */
-export interface SuspendedTransaction {
-  readonly tx: Transaction;
-}
+export type { SuspendedTransaction } from "./KvTransactions.js";
 
 /**
  * The module's persistent state: notefiles with their notes, change trackers, and configuration
@@ -49,12 +42,13 @@ export class Notebox {
   readonly #config = new Map<string, unknown>();
   /** Notefiles a request asked to sync now (RAM only, like the module's pending-sync flag). */
   readonly #syncRequests = new Set<string>();
-  #tx: Transaction | undefined;
+  readonly #transactions: KvTransactions;
   #recovery: RecoveryReport | undefined;
 
   private constructor(store: KvStore, codec: NoteCodec) {
     this.#store = store;
     this.#codec = codec;
+    this.#transactions = new KvTransactions(store);
   }
 
   /**
@@ -133,7 +127,7 @@ export class Notebox {
   // --- transactions ------------------------------------------------------------------------
 
   get inTransaction(): boolean {
-    return this.#tx !== undefined;
+    return this.#transactions.active;
   }
 
   /**
@@ -141,20 +135,8 @@ export class Notebox {
    * resolves. If `fn` throws or the commit fails, RAM is rolled back and the error rethrown.
    * Transactions do not nest: callers serialize them (the module's WriterQueue).
    */
-  async transact<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.#tx) throw new Error("Notebox.transact: transactions do not nest");
-    const tx: Transaction = { ops: [], undo: [] };
-    this.#tx = tx;
-    try {
-      const result = await fn();
-      if (tx.ops.length > 0) await this.#store.commit(tx.ops);
-      return result;
-    } catch (error) {
-      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
-      throw error;
-    } finally {
-      this.#tx = undefined;
-    }
+  transact<T>(fn: () => T | Promise<T>): Promise<T> {
+    return this.#transactions.run(fn);
   }
 
   /**
@@ -163,31 +145,13 @@ export class Notebox {
    * other transactions can run during the wait. `resume` steps back in; the rest of the work
    * commits when `transact` ends.
    */
-  async suspend(): Promise<SuspendedTransaction> {
-    const tx = this.#current();
-    try {
-      if (tx.ops.length > 0) await this.#store.commit(tx.ops);
-    } catch (error) {
-      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
-      tx.ops.length = 0;
-      tx.undo.length = 0;
-      throw error;
-    }
-    tx.ops.length = 0;
-    tx.undo.length = 0;
-    this.#tx = undefined;
-    return { tx };
+  suspend(): Promise<SuspendedTransaction> {
+    return this.#transactions.suspend();
   }
 
   /** Steps back into a suspended transaction (no other may be running). */
   resume(suspended: SuspendedTransaction): void {
-    if (this.#tx) throw new Error("Notebox.resume: another transaction is running");
-    this.#tx = suspended.tx;
-  }
-
-  #current(): Transaction {
-    if (!this.#tx) throw new Error("Notebox: state changes must happen inside transact()");
-    return this.#tx;
+    this.#transactions.resume(suspended);
   }
 
   // --- notefiles -----------------------------------------------------------------------------
@@ -204,7 +168,7 @@ export class Notebox {
   ensureFile(name: string): Notefile {
     const existing = this.#files.get(name);
     if (existing) return existing;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const file = this.#newFile(name, { ctr: 0 });
     if (!file) throw new Error(`Notebox.ensureFile: ${name} has no notefile extension`);
     this.#files.set(name, file);
@@ -215,7 +179,7 @@ export class Notebox {
 
   /** Replaces the notefile's persisted metadata (templates, sync state); `ctr` is kept. */
   setFileMeta(file: Notefile, meta: Omit<NotefileMeta, "ctr">): void {
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const old = file.meta;
     file.meta = { ...meta, ctr: old.ctr };
     tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
@@ -225,7 +189,7 @@ export class Notebox {
   deleteFile(name: string): void {
     const file = this.#files.get(name);
     if (!file) return;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     this.#files.delete(name);
     tx.ops.push({ op: "deletePrefix", prefix: notePrefix(name) }, { op: "delete", key: fileKey(name) });
     tx.undo.push(() => this.#files.set(name, file));
@@ -242,7 +206,7 @@ export class Notebox {
    * restart (`note.add` with `live:true`, which bypasses flash).
    */
   putNote(file: Notefile, note: Omit<Note, "change">, options: { volatile?: boolean } = {}): Note {
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const previous = file.notes.get(note.id);
     const oldCtr = file.meta.ctr;
     const stored: Note = { ...note, change: ++file.meta.ctr };
@@ -286,7 +250,7 @@ export class Notebox {
   removeNote(file: Notefile, id: string): void {
     const note = file.notes.get(id);
     if (!note) return;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     file.notes.delete(id);
     file.removeOrdered(note);
     if (note.deleted) file.tombstones--;
@@ -308,7 +272,7 @@ export class Notebox {
   removeNotesThrough(file: Notefile, change: number): number {
     const end = file.indexAfter(change);
     if (end === 0) return 0;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const removed = file.ordered.slice(0, end);
     let tombstones = 0;
     for (const note of removed) {
@@ -333,7 +297,7 @@ export class Notebox {
   /** Removes every note of a file, keeping the file, its metadata and its change counter. */
   clearNotes(file: Notefile): void {
     if (file.notes.size === 0) return;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const notes = new Map(file.notes);
     const tombstones = file.tombstones;
     file.notes.clear();
@@ -388,7 +352,7 @@ export class Notebox {
   /** Marks a tracker as existing even before it has positions. */
   createTracker(tracker: string): void {
     if (this.#trackers.has(tracker)) return;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     this.#trackers.set(tracker, new Map());
     tx.ops.push({ op: "put", key: trackerKey(tracker, ""), value: json(0) });
     tx.undo.push(() => this.#trackers.delete(tracker));
@@ -397,14 +361,14 @@ export class Notebox {
   deleteTracker(tracker: string): void {
     const positions = this.#trackers.get(tracker);
     if (!positions) return;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     this.#trackers.delete(tracker);
     tx.ops.push({ op: "deletePrefix", prefix: trackerPrefix(tracker) });
     tx.undo.push(() => this.#trackers.set(tracker, positions));
   }
 
   #setTrackerPosition(tracker: string, file: string, position: number | undefined): void {
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     let positions = this.#trackers.get(tracker);
     const created = !positions;
     if (!positions) this.#trackers.set(tracker, (positions = new Map()));
@@ -432,7 +396,7 @@ export class Notebox {
    */
   requestSync(file: string): void {
     if (this.#syncRequests.has(file)) return;
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     this.#syncRequests.add(file);
     tx.undo.push(() => this.#syncRequests.delete(file));
   }
@@ -464,7 +428,7 @@ export class Notebox {
 
   /** Sets (or, with undefined, deletes) a configuration record. Values must be JSON. */
   setConfig(key: string, value: unknown): void {
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const had = this.#config.has(key);
     const old = this.#config.get(key);
     if (value === undefined) {
@@ -483,7 +447,7 @@ export class Notebox {
 
   /** Erases everything: notefiles, trackers and configuration (factory reset). */
   eraseAll(): void {
-    const tx = this.#current();
+    const tx = this.#transactions.current();
     const files = new Map(this.#files);
     const trackers = new Map(this.#trackers);
     const config = new Map(this.#config);
