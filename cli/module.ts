@@ -10,20 +10,23 @@ import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { DEFAULT_RX_CAPACITY } from "../hil/links/SimUartReceiver.js";
 import type { ModuleRig, ModuleRigOptions, RigPartError } from "../runtime/assembleModule.js";
 import type { Logger } from "pino";
-import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.js";
+import type { SimulatedModule } from "../runtime/SimulatedModule.js";
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
 import { decodeBase64 } from "../core/base64.js";
 import { publicKeyToPem } from "../core/Crypto.js";
 import { CliError, listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
+import { addLogOptions, parseHostPort, parseInteger, parseVariant, type LogOptions } from "./options.js";
 import {
-  addLogOptions,
-  parseHostPort,
-  parseInteger,
-  parseVariant,
-  readDischargeCsv,
-  type LogOptions,
-} from "./options.js";
+  parseFloatOption,
+  parseLatency,
+  parseLocation,
+  parseSignal,
+  parseSupply,
+  parseVoltage,
+  readInputs,
+  type ModuleInputFlags,
+} from "./moduleFlags.js";
 import { onShutdown } from "./shutdown.js";
 import { SIGNAL_PRESETS, type SignalPreset } from "../firmware/radio/RadioConditions.js";
 import type { SupplySource } from "../runtime/supplyChange.js";
@@ -31,8 +34,7 @@ import type { SupplySource } from "../runtime/supplyChange.js";
 // Only what `--help` needs is imported above: the module, its links and the hardware adapters
 // are loaded when a command runs (cardsim starts in a few tens of milliseconds).
 
-export interface ModuleCommandOptions extends FlashOptions, LogOptions {
-  dir: string;
+export interface ModuleCommandOptions extends FlashOptions, LogOptions, ModuleInputFlags {
   tcp?: { host: string; port: number };
   pty?: string;
   serial?: string;
@@ -46,28 +48,14 @@ export interface ModuleCommandOptions extends FlashOptions, LogOptions {
   maxRequest?: number;
   strict?: boolean;
   trace?: boolean;
-  /** The hub to sync with (`https://HOST:PORT`, or `http://` on loopback). */
-  hub?: string;
-  /** The hub's CA certificate file (default: the one in D/credentials.json). */
-  hubCa?: string;
-  /** The ProductUID to sync with until the host sets one (default: D/credentials.json's). */
-  product?: string;
-  /** Where the module is (`LAT,LON`). */
-  location?: { lat: number; lon: number };
-  /** A GPX or NMEA track the module travels along, and its speed for a track without times. */
-  track?: string;
-  trackSpeed?: number;
   /** Serve the world control API (`cardsim world`) on `HOST:PORT`. */
   control?: { host: string; port: number };
   /** Radio signal preset (`--signal`) and the latency of each exchange with the hub (`--latency`). */
   signal?: SignalPreset;
   latency?: number;
-  /** The supply: source (`--supply`), volts (`--voltage`), and a discharge curve (`--discharge`). */
+  /** The supply: source (`--supply`) and volts (`--voltage`); `--discharge` is an input flag. */
   supply?: SupplySource;
   voltage?: number;
-  discharge?: string;
-  /** `cardsim up`: the hub in this process the module syncs with (not a command-line option). */
-  linkedHub?: HubConnection;
   /** The module's clock (not a command-line option: tests run the command's rig on virtual time). */
   clock?: Clock;
 }
@@ -130,6 +118,8 @@ export async function moduleRigOptions(
   // Until every link is up only warnings are logged: a mistake (a port in use, a missing tool)
   // is then the one line the user reads, not the end of the module's start-up chatter.
   if (logger.levelVal < logger.levels.values["warn"]!) logger.level = "warn";
+  // What the command line says itself first, then what it names (files, the hub, a board).
+  const said = { flash: flashOption(options), ...linkOptions(options), ...(await readInputs(options)) };
   const i2c = options.i2c ? await userFacing(() => parseI2cBackend(options.i2c!)) : undefined;
   if (options.board && !boardNamed(options.board)) {
     throw new InvalidArgumentError(
@@ -142,19 +132,17 @@ export async function moduleRigOptions(
     );
   }
   const rig: Omit<ModuleRigOptions, "clock"> = {
+    ...said,
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
-    flash: flashOption(options),
     ...(options.board ? { board: options.board } : {}),
     ...(options.gpiodTools ? { boardOptions: { gpiodToolsDir: options.gpiodTools } } : {}),
     ...(i2c ? { i2c } : {}),
-    ...(await readInputs(options)),
     ...(options.sku ? { variant: options.sku } : {}),
     log: pinoModuleLog(logger),
     timeKnown: options.timeKnown,
     maxRequestBytes: options.maxRequest,
     strictArgs: options.strict,
     trace: options.trace,
-    ...linkOptions(options),
     syncAtStart: true,
     hilLog: (message, fields) => logger.info(fields ?? {}, message),
     onSerialStatus: ({ device, open, error }) =>
@@ -188,18 +176,6 @@ function linkOptions(options: ModuleCommandOptions): Partial<ModuleRigOptions> {
     ...(options.pty ? { pty: options.pty } : {}),
     ...(options.serial ? { serial: options.serial } : {}),
     ...(options.rxBuffer !== undefined ? { rxBuffer: options.rxBuffer } : {}),
-  };
-}
-
-/** What the flags name in files and on the hub: the hub link, the track, the discharge curve. */
-async function readInputs(options: ModuleCommandOptions) {
-  const hub = options.linkedHub ?? (options.hub ? await hubConnection(options) : undefined);
-  const track = options.track ? await readTrack(options.track, options.trackSpeed) : undefined;
-  const discharge = options.discharge !== undefined ? await readDischarge(options.discharge) : undefined;
-  return {
-    ...(hub ? { hub } : {}),
-    world: { ...(options.location ? { position: options.location } : {}), ...(track ? { track } : {}) },
-    ...(discharge ? { discharge } : {}),
   };
 }
 
@@ -419,122 +395,4 @@ export async function firstSyncLine(running: RunningModule, where: string): Prom
   return synced.alert
     ? `  first sync failed: ${synced.error ?? synced.status} (notes stay on the module until a sync succeeds)`
     : `  synced with the hub: device ${running.module.deviceUid} ${where}`;
-}
-
-/** `LAT,LON` in degrees. */
-export function parseLocation(value: string): { lat: number; lon: number } {
-  const match = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(value);
-  const lat = Number(match?.[1]);
-  const lon = Number(match?.[2]);
-  if (!match || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
-    throw new InvalidArgumentError(`expected LAT,LON in degrees (like 52.52,13.405), got "${value}"`);
-  }
-  return { lat, lon };
-}
-
-function parseSignal(value: string): SignalPreset {
-  const preset = value.trim().toLowerCase();
-  if (!(SIGNAL_PRESETS as readonly string[]).includes(preset))
-    throw new InvalidArgumentError(`use one of ${SIGNAL_PRESETS.join(", ")} (none: no network at all)`);
-  return preset as SignalPreset;
-}
-
-function parseLatency(value: string): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0)
-    throw new InvalidArgumentError(`give milliseconds >= 0, like --latency 800`);
-  return n;
-}
-
-function parseSupply(value: string): SupplySource {
-  const source = value.trim().toLowerCase();
-  if (source !== "usb" && source !== "battery" && source !== "line")
-    throw new InvalidArgumentError("use usb, battery or line");
-  return source;
-}
-
-function parseVoltage(value: string): number {
-  const n = Number(value.trim().replace(/v$/i, ""));
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 30)
-    throw new InvalidArgumentError("give volts between 0 and 30, like --voltage 3.7");
-  return n;
-}
-
-/** The `--discharge` curve: a linear model, or a CSV file read and checked (one line per mistake). */
-async function readDischarge(spec: string) {
-  const { parseDischarge, parseLinearDischarge } = await import("../runtime/DischargeCurve.js");
-  if (spec.trim().toLowerCase().startsWith("linear:")) {
-    try {
-      return parseLinearDischarge(spec.trim());
-    } catch (error) {
-      throw new CliError(`--discharge ${(error as Error).message}`);
-    }
-  }
-  const text = await readDischargeCsv(spec, "--discharge");
-  try {
-    return parseDischarge(text);
-  } catch (error) {
-    throw new CliError(`--discharge ${spec}: ${(error as Error).message}: fix that row`);
-  }
-}
-
-function parseFloatOption(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
-  return n;
-}
-
-/** A track file, read and checked; a bad file is the user's mistake, said in one line. */
-async function readTrack(path: string, speed: number | undefined) {
-  const [{ readFile }, { parseTrack }] = await Promise.all([
-    import("node:fs/promises"),
-    import("../runtime/tracks/parseTrack.js"),
-  ]);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new InvalidArgumentError(
-      `--track ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-  try {
-    return parseTrack(text, speed !== undefined ? { speed } : {});
-  } catch (error) {
-    throw new InvalidArgumentError(`--track ${path}: ${(error as Error).message}`);
-  }
-}
-
-/** `--hub URL`: HTTPS to that hub, trusting its CA (from --hub-ca or D/credentials.json). */
-async function hubConnection(options: ModuleCommandOptions): Promise<HubConnection> {
-  const [{ readFile }, { join }, { parseHubUrl }] = await Promise.all([
-    import("node:fs/promises"),
-    import("node:path"),
-    import("../runtime/HttpsHubLink.js"),
-  ]);
-  const url = options.hub!;
-  try {
-    parseHubUrl(url);
-  } catch (error) {
-    throw new InvalidArgumentError(`--hub: ${(error as Error).message}`);
-  }
-  let credentials: { ca_cert?: string | null; product_uid?: string } = {};
-  try {
-    credentials = JSON.parse(
-      await readFile(join(options.dir, "credentials.json"), "utf8"),
-    ) as typeof credentials;
-  } catch {
-    // No local hub's credentials: --hub-ca and --product (or the host's hub.set product) say it.
-  }
-  const ca = options.hubCa ?? credentials.ca_cert ?? undefined;
-  const product = options.product ?? credentials.product_uid;
-  if (ca !== undefined) {
-    try {
-      await readFile(ca);
-    } catch {
-      throw new InvalidArgumentError(`--hub-ca ${ca}: cannot read the hub's CA certificate`);
-    }
-  }
-  return { url, ...(ca ? { ca } : {}), ...(product ? { product } : {}) };
 }
