@@ -11,7 +11,7 @@ import type { RouteTargetPolicy } from "../hub/routing/RouteTargets.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
 import type { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
-import type { RunningHub, StartHubOptions } from "../runtime/startHub.js";
+import type { ListenError, RunningHub, StartHubOptions } from "../runtime/startHub.js";
 import { CliError, listenFailure } from "./CliError.js";
 import { addLogOptions, type LogOptions } from "./options.js";
 import { onShutdown } from "./shutdown.js";
@@ -78,18 +78,21 @@ export function describeRouteTargets(policy: RouteTargetPolicy): string {
 
 const RATE_LIMIT_HELP = `API requests per billing account: off, hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
 
+/** The `--listen` and `--tls-listen` flags that chose the hub's addresses. */
+export interface HubListenFlags {
+  readonly listen: string;
+  readonly tlsListen: string;
+}
+
 /**
- * Starts the hub for `cardsim hub` and `cardsim up`; an address in use or not this machine's is
- * the user's to fix, said naming the flag that chose it.
+ * The hub's options with its addresses checked (`off` turns HTTPS off); a wrong one is said
+ * naming its flag.
  */
-export async function startHubFor(
+export async function hubStartOptions(
   options: Omit<StartHubOptions, "listen" | "tlsListen"> & { listen: string; tlsListen: string },
-  flags: { listen: string; tlsListen: string },
-): Promise<RunningHub> {
-  const [{ startHub, ListenError }, { parseHostPort }] = await Promise.all([
-    import("../runtime/startHub.js"),
-    import("../hub/HostPort.js"),
-  ]);
+  flags: HubListenFlags,
+): Promise<StartHubOptions> {
+  const { parseHostPort } = await import("../hub/HostPort.js");
   const off = ["off", "none", "false"].includes(options.tlsListen.toLowerCase());
   for (const [flag, value] of [
     [flags.listen, options.listen],
@@ -102,18 +105,33 @@ export async function startHubFor(
       throw new CliError((error as Error).message);
     }
   }
-  try {
-    return await startHub({ ...options, tlsListen: off ? false : options.tlsListen });
-  } catch (error) {
-    if (error instanceof ListenError) {
-      throw listenFailure(error, {
-        flag: error.server === "http" ? flags.listen : flags.tlsListen,
-        host: error.host,
-        port: error.port,
-      });
-    }
-    throw error;
-  }
+  return { ...options, tlsListen: off ? false : options.tlsListen };
+}
+
+/** The hub could not listen: an address in use or not this machine's, naming the flag. */
+export function hubFailure(error: unknown, flags: HubListenFlags): unknown {
+  if (!(error instanceof Error) || error.name !== "ListenError") return error;
+  const failed = error as ListenError;
+  return listenFailure(failed, {
+    flag: failed.server === "http" ? flags.listen : flags.tlsListen,
+    host: failed.host,
+    port: failed.port,
+  });
+}
+
+/**
+ * Starts the hub for `cardsim hub`; an address in use or not this machine's is the user's to
+ * fix, said naming the flag that chose it.
+ */
+export async function startHubFor(
+  options: Omit<StartHubOptions, "listen" | "tlsListen"> & { listen: string; tlsListen: string },
+  flags: HubListenFlags,
+): Promise<RunningHub> {
+  const { startHub } = await import("../runtime/startHub.js");
+  const hubOptions = await hubStartOptions(options, flags);
+  return startHub(hubOptions).catch((error: unknown) => {
+    throw hubFailure(error, flags);
+  });
 }
 
 /** `30d`, `12h`, `90m`, an ISO date-time, or `never`, as an absolute expiry (ms) or null. */

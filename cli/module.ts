@@ -1,33 +1,32 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { readdirSync } from "node:fs";
-import { join } from "node:path";
-import type { BoardDefinition } from "../boards/BoardDefinition.js";
 import type { BoardRig } from "../boards/buildBoard.js";
-import type { parseI2cBackend } from "../boards/parseI2cBackend.js";
+import type { Clock } from "../core/Clock.js";
 import type { Module } from "../firmware/Module.js";
 import type { Variant } from "../firmware/Variant.js";
 import type { I2cTargetBackend } from "../hil/i2c/I2cTargetBackend.js";
 import type { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
 import type { PtyBridge } from "../hil/links/PtyBridge.js";
 import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
-import { DEFAULT_RX_CAPACITY, type SimUartReceiverOptions } from "../hil/links/SimUartReceiver.js";
-import type { HubConnection, SimulatedModule } from "../runtime/SimulatedModule.js";
+import { DEFAULT_RX_CAPACITY } from "../hil/links/SimUartReceiver.js";
+import type { ModuleRig, ModuleRigOptions, RigPartError } from "../runtime/assembleModule.js";
+import type { Logger } from "pino";
+import type { SimulatedModule } from "../runtime/SimulatedModule.js";
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
-import type { DischargePlayer } from "../runtime/DischargeCurve.js";
-import type { SystemClock } from "../runtime/SystemClock.js";
 import { decodeBase64 } from "../core/base64.js";
 import { publicKeyToPem } from "../core/Crypto.js";
 import { CliError, listenFailure, userFacing } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
+import { addLogOptions, parseHostPort, parseInteger, parseVariant, type LogOptions } from "./options.js";
 import {
-  addLogOptions,
-  parseHostPort,
-  parseInteger,
-  parseVariant,
-  randomFor,
-  readDischargeCsv,
-  type LogOptions,
-} from "./options.js";
+  parseFloatOption,
+  parseLatency,
+  parseLocation,
+  parseSignal,
+  parseSupply,
+  parseVoltage,
+  readInputs,
+  type ModuleInputFlags,
+} from "./moduleFlags.js";
 import { onShutdown } from "./shutdown.js";
 import { SIGNAL_PRESETS, type SignalPreset } from "../firmware/radio/RadioConditions.js";
 import type { SupplySource } from "../runtime/supplyChange.js";
@@ -35,8 +34,7 @@ import type { SupplySource } from "../runtime/supplyChange.js";
 // Only what `--help` needs is imported above: the module, its links and the hardware adapters
 // are loaded when a command runs (cardsim starts in a few tens of milliseconds).
 
-export interface ModuleCommandOptions extends FlashOptions, LogOptions {
-  dir: string;
+export interface ModuleCommandOptions extends FlashOptions, LogOptions, ModuleInputFlags {
   tcp?: { host: string; port: number };
   pty?: string;
   serial?: string;
@@ -50,28 +48,16 @@ export interface ModuleCommandOptions extends FlashOptions, LogOptions {
   maxRequest?: number;
   strict?: boolean;
   trace?: boolean;
-  /** The hub to sync with (`https://HOST:PORT`, or `http://` on loopback). */
-  hub?: string;
-  /** The hub's CA certificate file (default: the one in D/credentials.json). */
-  hubCa?: string;
-  /** The ProductUID to sync with until the host sets one (default: D/credentials.json's). */
-  product?: string;
-  /** Where the module is (`LAT,LON`). */
-  location?: { lat: number; lon: number };
-  /** A GPX or NMEA track the module travels along, and its speed for a track without times. */
-  track?: string;
-  trackSpeed?: number;
   /** Serve the world control API (`cardsim world`) on `HOST:PORT`. */
   control?: { host: string; port: number };
   /** Radio signal preset (`--signal`) and the latency of each exchange with the hub (`--latency`). */
   signal?: SignalPreset;
   latency?: number;
-  /** The supply: source (`--supply`), volts (`--voltage`), and a discharge curve (`--discharge`). */
+  /** The supply: source (`--supply`) and volts (`--voltage`); `--discharge` is an input flag. */
   supply?: SupplySource;
   voltage?: number;
-  discharge?: string;
-  /** `cardsim up`: the hub in this process the module syncs with (not a command-line option). */
-  linkedHub?: HubConnection;
+  /** The module's clock (not a command-line option: tests run the command's rig on virtual time). */
+  clock?: Clock;
 }
 
 export const DEFAULT_MODULE_TCP = "127.0.0.1:9600";
@@ -97,253 +83,131 @@ export interface RunningModule {
   close(): Promise<void>;
 }
 
-/** Where an RP2040 bridge usually appears: its by-id name, else the first CDC-ACM device. */
-export function findRp2040Bridge(dir = "/dev/serial/by-id"): string {
-  try {
-    const found = readdirSync(dir).find((name) => /^usb-Raspberry_Pi_Pico.*-if00$/.test(name));
-    if (found) return join(dir, found);
-  } catch {
-    // No by-id folder: no USB serial device at all.
-  }
-  try {
-    if (readdirSync("/dev").includes("ttyACM0")) return "/dev/ttyACM0";
-  } catch {
-    // No /dev to look in.
-  }
-  throw new Error(
-    "the RP2040 bridge was not found (no /dev/serial/by-id/usb-Raspberry_Pi_Pico_*-if00 or /dev/ttyACM0): pass --i2c rp2040:DEVICE",
-  );
-}
-
-/** An I2C backend without a board (`--i2c` alone): the BSC through pigpiod, or an RP2040 bridge. */
-async function standaloneI2c(
-  choice: ReturnType<typeof parseI2cBackend>,
-  clock: SystemClock,
-  log: (message: string, fields?: Record<string, unknown>) => void,
-): Promise<I2cTargetBackend> {
-  if (choice.i2c === "sim") {
-    throw new InvalidArgumentError(
-      "--i2c sim: the software bus has no controller outside this process; use it from the harness (cardsim/harness), or choose pigpiod or rp2040",
-    );
-  }
-  if (choice.i2c === "pigpiod-bsc") {
-    const { PigpiodBscBackend } = await import("../hil/i2c/PigpiodBscBackend.js");
-    return new PigpiodBscBackend({ ...choice.pigpiod, clock, log });
-  }
-  const { Rp2040BridgeBackend } = await import("../hil/i2c/Rp2040BridgeBackend.js");
-  return new Rp2040BridgeBackend({ path: choice.bridgePath ?? findRp2040Bridge(), log });
-}
-
+/** The module's rig as the command line asks for it; the rig itself is runtime/assembleModule. */
 export async function startModule(options: ModuleCommandOptions): Promise<RunningModule> {
-  const [
-    { boardNamed, boards },
-    { buildBoard },
-    { parseI2cBackend },
-    { I2cTarget },
-    { ModuleLinkServer },
-    { SimUart },
-    { pinoModuleLog },
-    { SimulatedModule },
-    { SystemClock },
-    { WebCryptoCrypto },
-    { openModuleStore },
-    { createLogger },
-  ] = await Promise.all([
-    import("../boards/boards.js"),
-    import("../boards/buildBoard.js"),
-    import("../boards/parseI2cBackend.js"),
-    import("../firmware/host/I2cTarget.js"),
-    import("../hil/ModuleLinkServer.js"),
-    import("../hil/links/SimUart.js"),
-    import("../hil/PinoModuleLog.js"),
-    import("../runtime/SimulatedModule.js"),
+  const [{ assembleModule }, { SystemClock }] = await Promise.all([
+    import("../runtime/assembleModule.js"),
     import("../runtime/SystemClock.js"),
-    import("../runtime/WebCryptoCrypto.js"),
-    import("./flashStore.js"),
-    import("./logging.js"),
   ]);
+  const { rig: wanted, logger } = await moduleRigOptions(options);
+  const rig = await assembleModule({ ...wanted, clock: options.clock ?? new SystemClock() }).catch(
+    (error: unknown) => {
+      throw cliFailure(error);
+    },
+  );
+  logger.level = options.logLevel;
+  const hub = options.linkedHub ? "in process" : options.hub;
+  return runningModule(rig, flashDirectory(options), hub);
+}
+
+/**
+ * The flags as the options of a module's rig (all but its clock), and the module's logger: it
+ * logs only warnings until the caller has every link up and sets it back to `--log-level`.
+ */
+export async function moduleRigOptions(
+  options: ModuleCommandOptions,
+): Promise<{ rig: Omit<ModuleRigOptions, "clock">; logger: Logger }> {
+  const [{ boardNamed, boards }, { parseI2cBackend }, { pinoModuleLog }, { createLogger }] =
+    await Promise.all([
+      import("../boards/boards.js"),
+      import("../boards/parseI2cBackend.js"),
+      import("../hil/PinoModuleLog.js"),
+      import("./logging.js"),
+    ]);
   const logger = createLogger({ level: options.logLevel, format: options.logFormat, name: "module" });
   // Until every link is up only warnings are logged: a mistake (a port in use, a missing tool)
   // is then the one line the user reads, not the end of the module's start-up chatter.
   if (logger.levelVal < logger.levels.values["warn"]!) logger.level = "warn";
-  const log = (message: string, fields?: Record<string, unknown>) => logger.info(fields ?? {}, message);
-  const clock = new SystemClock();
-  const i2cChoice = options.i2c ? await userFacing(() => parseI2cBackend(options.i2c!)) : {};
-  let def: BoardDefinition | undefined;
-  if (options.board) {
-    def = boardNamed(options.board);
-    if (!def) {
-      throw new InvalidArgumentError(
-        `unknown board ${options.board}; one of ${Object.keys(boards).join(", ")} (cardsim boards describes them)`,
-      );
-    }
-  }
-  if (!def && i2cChoice.i2c === "sim") await standaloneI2c(i2cChoice, clock, log);
-  const closers: (() => Promise<void>)[] = [];
-  const closeAll = async () => {
-    for (const close of closers.splice(0).reverse()) await close();
-  };
-  try {
-    // The board first: the module's ATTN output is one of its GPIO lines.
-    let rig: BoardRig | undefined;
-    if (def) {
-      const kind = i2cChoice.i2c ?? def.i2c.backend;
-      const board = def;
-      const claimed = await userFacing(() =>
-        buildBoard(board, {
-          clock,
-          ...i2cChoice,
-          ...(kind === "rp2040-bridge" && !i2cChoice.bridgePath ? { bridgePath: findRp2040Bridge() } : {}),
-          ...(options.gpiodTools ? { gpiodToolsDir: options.gpiodTools } : {}),
-          log,
-        }),
-      );
-      rig = claimed;
-      closers.push(() => claimed.close());
-    }
-    const { World } = await import("../firmware/world/World.js");
-    const world = new World({ clock, ...(options.location ? { position: options.location } : {}) });
-    if (options.track) {
-      const track = await readTrack(options.track, options.trackSpeed);
-      world.playTrack(track);
-    }
-    const discharge = options.discharge !== undefined ? await readDischarge(options.discharge) : undefined;
-    const { SimPowerSource } = await import("../firmware/PowerSource.js");
-    const { SimRadioConditions } = await import("../firmware/radio/RadioConditions.js");
-    const power = new SimPowerSource(
-      options.voltage ?? (options.supply === "usb" || options.supply === "line" ? 5 : 3.9),
-      options.supply === "usb" || options.supply === "line",
+  // What the command line says itself first, then what it names (files, the hub, a board).
+  const said = { flash: flashOption(options), ...linkOptions(options), ...(await readInputs(options)) };
+  const i2c = options.i2c ? await userFacing(() => parseI2cBackend(options.i2c!)) : undefined;
+  if (options.board && !boardNamed(options.board)) {
+    throw new InvalidArgumentError(
+      `unknown board ${options.board}; one of ${Object.keys(boards).join(", ")} (cardsim boards describes them)`,
     );
-    const radio = new SimRadioConditions(clock);
-    if (options.signal) radio.signal(options.signal);
-    if (options.latency !== undefined) radio.latency(options.latency);
-    const hub = options.linkedHub ?? (options.hub ? await hubConnection(options) : undefined);
-    const store = await openModuleStore(options);
-    const flashDir = flashDirectory(options);
-    const images = flashDir
-      ? new (await import("../hil/storage/NodeFlashFs.js")).NodeFlashFs(flashDir)
-      : new (await import("../firmware/storage/flash/MemoryFlashFs.js")).MemoryFlashFs();
-    const simulated = await SimulatedModule.boot({
-      clock,
-      random: () => randomFor(options.seed),
-      // Keys from the operating system, unless the run is seeded to be repeatable.
-      ...(options.seed === undefined ? { crypto: new WebCryptoCrypto() } : { seed: options.seed }),
-      flash: { store, images },
-      world,
-      power,
-      radio,
-      ...(hub ? { hub } : {}),
-      ...(options.sku ? { variant: options.sku } : {}),
-      log: pinoModuleLog(logger),
-      timeKnown: options.timeKnown,
-      maxRequestBytes: options.maxRequest,
-      strictArgs: options.strict,
-      trace: options.trace,
-      ...(rig ? { attnPin: rig.attnPin } : {}),
-      ...(rig && rig.board.name !== "virtual" ? { auxPins: rig.auxPins } : {}),
-    }).catch(async (error: unknown) => {
-      await store.close().catch(() => undefined);
-      throw error;
-    });
-    const module = simulated.module;
-    closers.push(() => simulated.close()); // lets go of the flash (and its lock)
-    // Discharge curves: the one of --discharge, and those the control API starts.
-    let discharges: DischargePlayer | undefined;
-    if (discharge || options.control) {
-      const { DischargePlayer } = await import("../runtime/DischargeCurve.js");
-      const player = new DischargePlayer(power, clock);
-      if (discharge) player.playCurve(discharge);
-      closers.push(() => Promise.resolve(player.stop()));
-      discharges = player;
-    }
-    // Serial devices and ptys get the module's finite receive buffer, as a real module's pins do;
-    // the TCP port stays a plain line protocol for tools.
-    const rx: SimUartReceiverOptions | false =
-      options.rxBuffer === 0 ? false : { capacity: options.rxBuffer ?? DEFAULT_RX_CAPACITY };
-    let tcp: ModuleLinkServer | undefined;
-    if (options.tcp) {
-      const address = options.tcp;
-      const server = await ModuleLinkServer.listen(module, address.host, address.port, undefined, {
-        notices: true,
-      }).catch((error: unknown) => {
-        throw listenFailure(error, { flag: "--tcp", ...address });
-      });
-      tcp = server;
-      closers.push(() => server.close());
-    }
-    let pty: PtyBridge | undefined;
-    if (options.pty) {
-      const { PtyBridge } = await import("../hil/links/PtyBridge.js");
-      const uartPort = await ModuleLinkServer.listen(module, "127.0.0.1", 0, (handler, link) =>
-        SimUart.attach(handler, link, { clock, rx, name: "pty" }),
-      );
-      closers.push(() => uartPort.close());
-      const bridge = await userFacing(() => PtyBridge.open(options.pty!, uartPort.address));
-      pty = bridge;
-      closers.push(() => bridge.close());
-    }
-    let serial: SerialDeviceServer | undefined;
-    const serialDevice =
-      options.serial ?? (rig?.serial ? `${rig.serial.path}@${rig.serial.baudRate}` : undefined);
-    if (serialDevice) {
-      const { SerialDeviceServer } = await import("../hil/links/SerialDeviceServer.js");
-      const device = await userFacing(() =>
-        SerialDeviceServer.start(module, serialDevice, {
-          clock,
-          rx,
-          onStatus: ({ open, error }) =>
-            open
-              ? logger.info({ device: serialDevice }, "serial device open")
-              : logger.warn({ device: serialDevice, error }, "serial device gone; reopening when it is back"),
-        }),
-      );
-      serial = device;
-      closers.push(() => device.close());
-    }
-    let i2c: I2cTargetBackend | undefined;
-    if (rig?.i2c) {
-      i2c = rig.i2c;
-      await userFacing(() => rig.attachI2c(new I2cTarget(module)));
-    } else if (!rig && i2cChoice.i2c && i2cChoice.i2c !== "none") {
-      const backend = await userFacing(() => standaloneI2c(i2cChoice, clock, log));
-      await userFacing(() => backend.attach(new I2cTarget(module)));
-      i2c = backend;
-      closers.push(() => backend.close());
-    }
-    let control: WorldControlServer | undefined;
-    if (options.control) {
-      const { WorldControlServer } = await import("../runtime/WorldControlServer.js");
-      const address = options.control;
-      const server = await WorldControlServer.listen(world, address.host, address.port, {
-        radio,
-        power,
-        ...(discharges ? { discharge: discharges } : {}),
-      }).catch((error: unknown) => {
-        throw listenFailure(error, { flag: "--control", ...address });
-      });
-      control = server;
-      closers.push(() => server.close());
-    }
-    // A module with a hub opens a session when it starts, as the real one does at power-on.
-    if (hub) module.sync.request({ why: "boot" });
-    logger.level = options.logLevel;
-    return {
-      module,
-      simulated,
-      ...(hub ? { hub: "url" in hub ? hub.url : "in process" } : {}),
-      ...(control ? { control } : {}),
-      tcp,
-      pty,
-      serial,
-      board: rig,
-      i2c,
-      flash: flashDirectory(options),
-      close: closeAll,
-    };
-  } catch (error) {
-    await closeAll();
-    throw error;
   }
+  if (!options.board && i2c?.i2c === "sim") {
+    throw new InvalidArgumentError(
+      "--i2c sim: the software bus has no controller outside this process; use it from the harness (cardsim/harness), or choose pigpiod or rp2040",
+    );
+  }
+  const rig: Omit<ModuleRigOptions, "clock"> = {
+    ...said,
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    ...(options.board ? { board: options.board } : {}),
+    ...(options.gpiodTools ? { boardOptions: { gpiodToolsDir: options.gpiodTools } } : {}),
+    ...(i2c ? { i2c } : {}),
+    ...(options.sku ? { variant: options.sku } : {}),
+    log: pinoModuleLog(logger),
+    timeKnown: options.timeKnown,
+    maxRequestBytes: options.maxRequest,
+    strictArgs: options.strict,
+    trace: options.trace,
+    syncAtStart: true,
+    hilLog: (message, fields) => logger.info(fields ?? {}, message),
+    onSerialStatus: ({ device, open, error }) =>
+      open
+        ? logger.info({ device }, "serial device open")
+        : logger.warn({ device, error }, "serial device gone; reopening when it is back"),
+  };
+  return { rig, logger };
+}
+
+/** The flash directory (`--flash`, by default under `--dir`), or memory (`--no-flash`). */
+function flashOption(options: ModuleCommandOptions): ModuleRigOptions["flash"] {
+  const dir = flashDirectory(options);
+  const capacity = options.flashCapacity ? { capacity: options.flashCapacity } : {};
+  return dir ? { dir, ...capacity } : { memory: capacity };
+}
+
+/** The supply, the radio, and the ports the module serves. */
+function linkOptions(options: ModuleCommandOptions): Partial<ModuleRigOptions> {
+  return {
+    supply: {
+      ...(options.supply ? { source: options.supply } : {}),
+      ...(options.voltage !== undefined ? { volts: options.voltage } : {}),
+    },
+    radio: {
+      ...(options.signal ? { signal: options.signal } : {}),
+      ...(options.latency !== undefined ? { latencyMs: options.latency } : {}),
+    },
+    ...(options.control ? { control: options.control } : {}),
+    ...(options.tcp ? { tcp: options.tcp } : {}),
+    ...(options.pty ? { pty: options.pty } : {}),
+    ...(options.serial ? { serial: options.serial } : {}),
+    ...(options.rxBuffer !== undefined ? { rxBuffer: options.rxBuffer } : {}),
+  };
+}
+
+/** The running rig as the command reports it. */
+export function runningModule(
+  rig: ModuleRig,
+  flash: string | undefined,
+  hub: string | undefined,
+): RunningModule {
+  return {
+    get module() {
+      return rig.simulated.module;
+    },
+    simulated: rig.simulated,
+    ...(hub ? { hub } : {}),
+    ...(rig.control ? { control: rig.control } : {}),
+    tcp: rig.tcp,
+    pty: rig.pty,
+    serial: rig.serial,
+    board: rig.board,
+    i2c: rig.i2c,
+    flash,
+    close: () => rig.close(),
+  };
+}
+
+/** A part of the rig that would not start, in the user's words naming the flag that chose it. */
+export function cliFailure(error: unknown): unknown {
+  if (!(error instanceof Error) || error.name !== "RigPartError") return error;
+  const failed = error as RigPartError;
+  if (failed.address) return listenFailure(failed.cause, { flag: `--${failed.part}`, ...failed.address });
+  return new CliError(failed.message);
 }
 
 /**
@@ -367,29 +231,23 @@ export async function readModuleKey(options: ModuleCommandOptions): Promise<{ de
       "--print-key with --no-flash: that key would be gone when the command ends; keep a flash, or give --seed (the same seed makes the same key)",
     );
   }
-  const [{ SimulatedModule }, { SystemClock }, { WebCryptoCrypto }, { openModuleStore }] = await Promise.all([
-    import("../runtime/SimulatedModule.js"),
+  const [{ assembleModule }, { SystemClock }] = await Promise.all([
+    import("../runtime/assembleModule.js"),
     import("../runtime/SystemClock.js"),
-    import("../runtime/WebCryptoCrypto.js"),
-    import("./flashStore.js"),
   ]);
-  const store = await openModuleStore(options);
-  const simulated = await SimulatedModule.boot({
+  const rig = await assembleModule({
     clock: new SystemClock(),
-    random: () => randomFor(options.seed),
-    ...(options.seed === undefined ? { crypto: new WebCryptoCrypto() } : { seed: options.seed }),
-    flash: { store },
+    ...(options.seed !== undefined ? { seed: options.seed } : {}),
+    flash: flashOption(options),
     ...(options.sku ? { variant: options.sku } : {}),
-  }).catch(async (error: unknown) => {
-    await store.close().catch(() => undefined);
-    throw error;
   });
+  const simulated = rig.simulated;
   try {
     const pem = modulePublicKeyPem(simulated.module);
     if (!pem) throw new CliError("the module has no key pair: its flash has no room for one");
     return { device: simulated.module.deviceUid, pem };
   } finally {
-    await simulated.close();
+    await rig.close();
   }
 }
 
@@ -537,122 +395,4 @@ export async function firstSyncLine(running: RunningModule, where: string): Prom
   return synced.alert
     ? `  first sync failed: ${synced.error ?? synced.status} (notes stay on the module until a sync succeeds)`
     : `  synced with the hub: device ${running.module.deviceUid} ${where}`;
-}
-
-/** `LAT,LON` in degrees. */
-export function parseLocation(value: string): { lat: number; lon: number } {
-  const match = /^\s*(-?\d+(?:\.\d+)?)\s*,\s*(-?\d+(?:\.\d+)?)\s*$/.exec(value);
-  const lat = Number(match?.[1]);
-  const lon = Number(match?.[2]);
-  if (!match || Math.abs(lat) > 90 || Math.abs(lon) > 180) {
-    throw new InvalidArgumentError(`expected LAT,LON in degrees (like 52.52,13.405), got "${value}"`);
-  }
-  return { lat, lon };
-}
-
-function parseSignal(value: string): SignalPreset {
-  const preset = value.trim().toLowerCase();
-  if (!(SIGNAL_PRESETS as readonly string[]).includes(preset))
-    throw new InvalidArgumentError(`use one of ${SIGNAL_PRESETS.join(", ")} (none: no network at all)`);
-  return preset as SignalPreset;
-}
-
-function parseLatency(value: string): number {
-  const n = Number(value);
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0)
-    throw new InvalidArgumentError(`give milliseconds >= 0, like --latency 800`);
-  return n;
-}
-
-function parseSupply(value: string): SupplySource {
-  const source = value.trim().toLowerCase();
-  if (source !== "usb" && source !== "battery" && source !== "line")
-    throw new InvalidArgumentError("use usb, battery or line");
-  return source;
-}
-
-function parseVoltage(value: string): number {
-  const n = Number(value.trim().replace(/v$/i, ""));
-  if (value.trim() === "" || !Number.isFinite(n) || n < 0 || n > 30)
-    throw new InvalidArgumentError("give volts between 0 and 30, like --voltage 3.7");
-  return n;
-}
-
-/** The `--discharge` curve: a linear model, or a CSV file read and checked (one line per mistake). */
-async function readDischarge(spec: string) {
-  const { parseDischarge, parseLinearDischarge } = await import("../runtime/DischargeCurve.js");
-  if (spec.trim().toLowerCase().startsWith("linear:")) {
-    try {
-      return parseLinearDischarge(spec.trim());
-    } catch (error) {
-      throw new CliError(`--discharge ${(error as Error).message}`);
-    }
-  }
-  const text = await readDischargeCsv(spec, "--discharge");
-  try {
-    return parseDischarge(text);
-  } catch (error) {
-    throw new CliError(`--discharge ${spec}: ${(error as Error).message}: fix that row`);
-  }
-}
-
-function parseFloatOption(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0)
-    throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
-  return n;
-}
-
-/** A track file, read and checked; a bad file is the user's mistake, said in one line. */
-async function readTrack(path: string, speed: number | undefined) {
-  const [{ readFile }, { parseTrack }] = await Promise.all([
-    import("node:fs/promises"),
-    import("../runtime/tracks/parseTrack.js"),
-  ]);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new InvalidArgumentError(
-      `--track ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-  try {
-    return parseTrack(text, speed !== undefined ? { speed } : {});
-  } catch (error) {
-    throw new InvalidArgumentError(`--track ${path}: ${(error as Error).message}`);
-  }
-}
-
-/** `--hub URL`: HTTPS to that hub, trusting its CA (from --hub-ca or D/credentials.json). */
-async function hubConnection(options: ModuleCommandOptions): Promise<HubConnection> {
-  const [{ readFile }, { join }, { parseHubUrl }] = await Promise.all([
-    import("node:fs/promises"),
-    import("node:path"),
-    import("../runtime/HttpsHubLink.js"),
-  ]);
-  const url = options.hub!;
-  try {
-    parseHubUrl(url);
-  } catch (error) {
-    throw new InvalidArgumentError(`--hub: ${(error as Error).message}`);
-  }
-  let credentials: { ca_cert?: string | null; product_uid?: string } = {};
-  try {
-    credentials = JSON.parse(
-      await readFile(join(options.dir, "credentials.json"), "utf8"),
-    ) as typeof credentials;
-  } catch {
-    // No local hub's credentials: --hub-ca and --product (or the host's hub.set product) say it.
-  }
-  const ca = options.hubCa ?? credentials.ca_cert ?? undefined;
-  const product = options.product ?? credentials.product_uid;
-  if (ca !== undefined) {
-    try {
-      await readFile(ca);
-    } catch {
-      throw new InvalidArgumentError(`--hub-ca ${ca}: cannot read the hub's CA certificate`);
-    }
-  }
-  return { url, ...(ca ? { ca } : {}), ...(product ? { product } : {}) };
 }

@@ -1,6 +1,4 @@
 import { InvalidArgumentError, type Command } from "commander";
-import { randomBytes } from "node:crypto";
-import { SeededRandom } from "../core/SeededRandom.js";
 import { resolveVariant, VARIANTS, type Variant } from "../firmware/Variant.js";
 import { CliError } from "./CliError.js";
 
@@ -30,11 +28,6 @@ export function parseInteger(value: string): number {
   const n = Number(value);
   if (!Number.isSafeInteger(n)) throw new InvalidArgumentError(`expected an integer, got "${value}"`);
   return n;
-}
-
-/** Seeded when asked (repeatable identities), from the OS otherwise. */
-export function randomFor(seed: string | undefined): SeededRandom {
-  return new SeededRandom(seed ?? randomBytes(16).toString("hex"));
 }
 
 export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;

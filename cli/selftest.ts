@@ -75,7 +75,7 @@ export function registerSelftestCommand(program: Command): void {
         typeof options.i2c === "string" ? await userFacing(() => parseI2cBackend(options.i2c as string)) : {};
       const wantI2c = options.i2c !== false && i2cChoice.i2c !== "none";
       const rig = await userFacing(async () => {
-        const { findRp2040Bridge } = await import("./module.js");
+        const { findRp2040Bridge } = await import("../boards/findRp2040Bridge.js");
         const kind = i2cChoice.i2c ?? def.i2c.backend;
         return buildBoard(def, {
           clock,

@@ -1,16 +1,18 @@
 import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
-import { describeHub, parseRateLimitOption, startHubFor } from "./hub.js";
+import { flashDirectory } from "./flash.js";
+import { describeHub, hubFailure, hubStartOptions, parseRateLimitOption } from "./hub.js";
 import {
   addModuleOptions,
+  cliFailure,
   DEFAULT_MODULE_TCP,
   describeModule,
   firstSyncLine,
+  moduleRigOptions,
   moduleStateLine,
-  startModule,
+  runningModule,
   type ModuleCommandOptions,
-  type RunningModule,
 } from "./module.js";
 import { parseHostPort } from "./options.js";
 import { onShutdown } from "./shutdown.js";
@@ -36,41 +38,38 @@ export function registerUpCommand(program: Command): void {
       )
       .addOption(new Option("--hub-rate-limit <LIMITS>").argParser(parseRateLimitOption).hideHelp()),
   ).action(async (options: UpOptions) => {
-    const [{ createLogger }, { SystemClock }] = await Promise.all([
+    const [{ createLogger }, { SystemClock }, { startLocal }] = await Promise.all([
       import("./logging.js"),
       import("../runtime/SystemClock.js"),
+      import("../runtime/startLocal.js"),
     ]);
-    const hubLog = createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" });
-    const hub = await startHubFor(
+    const flags = { listen: "--hub-listen", tlsListen: "--hub-tls-listen" };
+    const hubOptions = await hubStartOptions(
       {
         dir: options.dir,
         listen: options.hubListen,
         tlsListen: options.hubTlsListen,
         rateLimits: options.rateLimit ?? options.hubRateLimit ?? false,
-        log: hubLog,
-        clock: new SystemClock(),
+        log: createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" }),
       },
-      { listen: "--hub-listen", tlsListen: "--hub-tls-listen" },
+      flags,
     );
-    let running: RunningModule;
-    try {
-      // The module always serves TCP here: `cardsim req` talks to it there.
-      // Linked to the hub in this process; its first session provisions it into the hub's project.
-      running = await startModule({
-        ...options,
-        tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP),
-        linkedHub: { inProcess: hub.services.sync, product: hub.credentials.product_uid },
-      });
-      await running.module.sync.idle();
-    } catch (error) {
-      await hub.close();
-      throw error;
-    }
+    // The module always serves TCP here: `cardsim req` talks to it there. It is linked to the hub
+    // in this process, and its first session (awaited) provisions it into the hub's project.
+    const { rig, logger } = await moduleRigOptions(options);
+    const local = await startLocal({
+      dir: options.dir,
+      clock: new SystemClock(),
+      hub: hubOptions,
+      module: { ...rig, tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP) },
+    }).catch((error: unknown) => {
+      throw cliFailure(hubFailure(error, flags));
+    });
+    logger.level = options.logLevel;
+    const { hub } = local;
+    const running = runningModule(local.rig, flashDirectory(options), "in process");
     onShutdown(
-      async () => {
-        await running.close();
-        await hub.close();
-      },
+      () => local.close(),
       () =>
         `cardsim up: stopped module ${running.module.deviceUid} and the hub at ${hub.url}; ` +
         `the hub's state is in ${options.dir}, ${moduleStateLine(running)}`,

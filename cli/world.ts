@@ -149,7 +149,7 @@ async function changeFor(
       return undefined;
     case "move": {
       if (arg === "none") return { op: "setPosition", args: [null] };
-      const { parseLocation } = await import("./module.js");
+      const { parseLocation } = await import("./moduleFlags.js");
       if (arg === undefined) throw usage();
       try {
         return { op: "setPosition", args: [parseLocation(arg)] };

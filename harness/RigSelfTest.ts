@@ -6,7 +6,7 @@ import type { I2cController } from "../hil/i2c/I2cController.js";
 import type { I2cHardwareProfile } from "../hil/i2c/I2cHardwareProfile.js";
 import type { I2cTargetPort } from "../hil/i2c/I2cTargetBackend.js";
 import type { ByteLink } from "../hil/links/ByteLink.js";
-import { SimulatedModule } from "../runtime/SimulatedModule.js";
+import { assembleModule } from "../runtime/assembleModule.js";
 import { I2cHostTransport } from "./host/I2cHostTransport.js";
 import { NoteCHost } from "./host/NoteCHost.js";
 import { NOTE_C_TIMING } from "./host/NoteCTiming.js";
@@ -104,9 +104,11 @@ async function i2cLoopback(
       : []),
     ...target,
   ];
-  const simulated = await SimulatedModule.boot({ clock: options.clock, seed: "selftest", timeKnown: true });
+  // The module as every module is built; its target goes on the backend under test.
+  const rig = await assembleModule({ clock: options.clock, seed: "selftest", timeKnown: true });
+  const simulated = rig.simulated;
   try {
-    const port = new I2cTarget(simulated.module);
+    const port = new I2cTarget(simulated.lineHandler());
     await i2c.attach(port);
     // Address check: a poll query ([0][0]) the target must acknowledge.
     const probe = await i2c.host.write(port.address, Uint8Array.of(0, 0));
@@ -149,7 +151,7 @@ async function i2cLoopback(
       },
     ];
   } finally {
-    await simulated.close();
+    await rig.close();
   }
 }
 

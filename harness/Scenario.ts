@@ -5,7 +5,7 @@ import type { Clock } from "../core/Clock.js";
 import type { JsonObject } from "../core/json.js";
 import type { BoardDefinition } from "../boards/BoardDefinition.js";
 import { boardNamed } from "../boards/boards.js";
-import { buildBoard, type BoardRig } from "../boards/buildBoard.js";
+import type { BoardRig } from "../boards/buildBoard.js";
 import type { Module } from "../firmware/Module.js";
 import { MemoryLog, type ModuleLog } from "../firmware/ModuleLog.js";
 import { SimRadioConditions } from "../firmware/radio/RadioConditions.js";
@@ -16,7 +16,8 @@ import type { SimUart } from "../hil/links/SimUart.js";
 import type { UartOverflow } from "../hil/links/SimUartReceiver.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { InProcessHub } from "../runtime/InProcessHub.js";
-import { SimulatedModule } from "../runtime/SimulatedModule.js";
+import { assembleModule, type ModuleRig } from "../runtime/assembleModule.js";
+import type { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";
 import { scenarioCapture } from "./scenarioCapture.js";
@@ -85,6 +86,7 @@ export class Scenario {
   readonly #board: BoardDefinition | undefined;
   readonly #attn: ScenarioAttn;
   #sim!: SimulatedModule;
+  #assembled: ModuleRig | undefined;
   #hub: InProcessHub | undefined;
   #power!: ScenarioPower;
   #i2c: ScenarioI2c | undefined;
@@ -154,19 +156,12 @@ export class Scenario {
 
   async #connect(): Promise<void> {
     const options = this.#options;
-    if (this.#board) {
-      this.#rig = await buildBoard(this.#board, {
-        ...options.boardOptions,
-        clock: this.clock,
-        ...(options.i2c?.profile !== undefined && this.#board.name === "virtual"
-          ? { simProfile: options.i2c.profile }
-          : {}),
-      });
-    }
     if (options.hub === "in-process")
       this.#hub = await InProcessHub.start({ clock: this.clock, seed: `${String(this.seed)}/hub` });
     const hub = this.#hub ? this.#hub.connection() : options.hub === "in-process" ? undefined : options.hub;
-    this.#sim = await SimulatedModule.boot({
+    // The module and its board as every module is built (runtime/assembleModule); the host's
+    // links are the scenario's own (serial, I2C), attached below.
+    this.#assembled = await assembleModule({
       clock: this.clock,
       seed: this.seed,
       variant: options.variant ?? "cell",
@@ -176,18 +171,29 @@ export class Scenario {
           : options.store
             ? { store: options.store }
             : { memory: { capacity: options.flashCapacity } },
-      power: this.power,
+      ...(this.#board
+        ? {
+            board: this.#board,
+            boardOptions: {
+              ...options.boardOptions,
+              ...(options.i2c?.profile !== undefined && this.#board.name === "virtual"
+                ? { simProfile: options.i2c.profile }
+                : {}),
+            },
+          }
+        : {}),
+      attachI2cTarget: false,
+      supply: this.power,
       radio: this.radio.conditions,
       log: this.log,
       timeKnown: options.timeKnown ?? false,
-      attnPin: this.#attn.pin(this.#rig?.attnPin),
-      ...(this.#rig && this.#rig.board.name !== "virtual" ? { auxPins: this.#rig.auxPins } : {}),
+      attnPin: (boardPin) => this.#attn.pin(boardPin),
       ...(hub ? { hub: typeof hub === "function" ? hub(this.clock) : hub } : {}),
       ...(options.energy ? { energy: options.energy } : {}),
-      ...(options.dfu || this.#rig
-        ? { dfu: { ...(this.#rig ? { hostLines: this.#rig.hostLines } : {}), ...options.dfu } }
-        : {}),
+      ...(options.dfu ? { dfu: options.dfu } : {}),
     });
+    this.#rig = this.#assembled.board;
+    this.#sim = this.#assembled.simulated;
     this.timeline.follow(this.#sim.module);
     this.#sim.on({ boot: (module) => this.timeline.follow(module) });
     this.#power = new ScenarioPower(this.#sim, {
@@ -511,8 +517,7 @@ export class Scenario {
     await this.serial.close();
     // The board closes the I2C backend it made; a software bus of our own is closed here.
     if (this.#i2c && !this.#rig) await this.#i2c.close();
-    await this.#rig?.close();
-    await this.#sim?.close();
+    await this.#assembled?.close();
     this.timeline.stop();
     await this.#hub?.close();
     await this.capture?.close();

@@ -3,6 +3,14 @@
 
 export { startLocal, type LocalSetup, type StartLocalOptions } from "./startLocal.js";
 export {
+  assembleModule,
+  RigPartError,
+  type ModuleRig,
+  type ModuleRigOptions,
+  type RigAddress,
+  type RigI2c,
+} from "./assembleModule.js";
+export {
   DEFAULT_LISTEN,
   DEFAULT_TLS_LISTEN,
   startHub,

@@ -1,7 +1,7 @@
 import type { Clock } from "../core/Clock.js";
-import { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
-import { openFlashStore } from "../hil/storage/openFlashStore.js";
-import { SimulatedModule, type SimulatedModuleOptions } from "./SimulatedModule.js";
+import type { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
+import { assembleModule, type ModuleRig, type ModuleRigOptions, type RigAddress } from "./assembleModule.js";
+import type { SimulatedModule } from "./SimulatedModule.js";
 import { startHub, type RunningHub, type StartHubOptions } from "./startHub.js";
 import { SystemClock } from "./SystemClock.js";
 
@@ -10,67 +10,71 @@ export interface StartLocalOptions {
   readonly dir: string;
   /** The hub's options besides its directory and clock (listen, tlsListen, rateLimits, log). */
   readonly hub?: Omit<StartHubOptions, "dir" | "clock">;
-  /** The module's options besides its clock; its flash is memory unless `flashDir` is given. */
-  readonly module?: Omit<SimulatedModuleOptions, "clock" | "flash"> & {
+  /**
+   * The module's rig besides its clock and hub (runtime/assembleModule): its seed (a random
+   * identity without one, kept in its flash), flash, board, supply, radio, world and links. Its
+   * flash is memory unless `flash` or `flashDir` says otherwise.
+   */
+  readonly module?: Omit<ModuleRigOptions, "clock" | "hub" | "tcp"> & {
     /** Keep the module's flash in this directory (locked while the module runs). */
     readonly flashDir?: string;
-    /** Serve the module's serial line protocol on TCP (port 0 picks one); false for none. */
-    readonly tcp?: { readonly host: string; readonly port: number } | false;
+    /** Serve the module's serial line protocol on TCP (port 0, the default, picks one); false for none. */
+    readonly tcp?: RigAddress | false;
   };
   /** One clock for both (default: the system clock). */
   readonly clock?: Clock;
 }
 
-/** A local hub and one module registered in its project: what `cardsim up` runs. */
+/** A local hub and one module linked to it: what `cardsim up` runs. */
 export interface LocalSetup {
   readonly hub: RunningHub;
   readonly module: SimulatedModule;
   /** The module's TCP line server, unless `module.tcp` was false. */
   readonly tcp: ModuleLinkServer | undefined;
+  /** The module and everything around it (board, links, world, supply, radio). */
+  readonly rig: ModuleRig;
   /** Stops the module (its flash closed) and then the hub. */
   close(): Promise<void>;
 }
 
 /**
- * Starts a hub and a module and registers the module as a device of the hub's project, through
- * the hub's device service on the hub's clock, as the hub does at a module's first session.
+ * Starts a hub and a module linked to it in this process, with the hub's ProductUID as the
+ * module's until its host sets one. The module opens a session at once, as a real one does at
+ * power-on: that first session provisions it into the hub's project. Resolves once that session
+ * has ended (`module.module.sync.status()` says how it went).
  */
 export async function startLocal(options: StartLocalOptions): Promise<LocalSetup> {
   const clock = options.clock ?? new SystemClock();
   const hub = await startHub({ ...options.hub, dir: options.dir, clock });
-  const { flashDir, tcp: tcpOption, ...moduleOptions } = options.module ?? {};
-  let module: SimulatedModule | undefined;
-  let tcp: ModuleLinkServer | undefined;
+  const { flashDir, tcp, ...moduleOptions } = options.module ?? {};
+  let rig: ModuleRig;
   try {
-    module = await SimulatedModule.boot({
+    rig = await assembleModule({
       ...moduleOptions,
       clock,
-      ...(flashDir ? { flash: { store: await openFlashStore(flashDir) } } : {}),
+      ...(flashDir ? { flash: { dir: flashDir } } : {}),
+      ...(tcp !== false ? { tcp: tcp ?? { host: "127.0.0.1", port: 0 } } : {}),
+      hub: { inProcess: hub.services.sync, product: hub.credentials.product_uid },
+      syncAtStart: true,
     });
-    const version = await module.module.request({ req: "card.version" });
-    await hub.services.devices.register({
-      deviceUid: module.module.deviceUid,
-      projectUid: hub.credentials.project_uid,
-      productUid: hub.credentials.product_uid,
-      sku: module.module.variant.sku,
-      firmwareModule: version?.["body"] ? JSON.stringify(version["body"]) : null,
-    });
-    if (tcpOption !== false) {
-      const address = tcpOption ?? { host: "127.0.0.1", port: 0 };
-      tcp = await ModuleLinkServer.listen(module.lineHandler(), address.host, address.port);
-    }
   } catch (error) {
-    await module?.close().catch(() => undefined);
     await hub.close();
     throw error;
   }
-  const running = module;
+  try {
+    await rig.simulated.module.sync.idle();
+  } catch (error) {
+    await rig.close().catch(() => undefined);
+    await hub.close();
+    throw error;
+  }
+  const running = rig;
   return {
     hub,
-    module: running,
-    tcp,
+    module: running.simulated,
+    tcp: running.tcp,
+    rig: running,
     async close() {
-      await tcp?.close();
       await running.close();
       await hub.close();
     },
