@@ -54,9 +54,11 @@ describe("the energy model over a month", () => {
     expect(report.mah).toBeCloseTo(expected, 9);
     expect(report.idleMah).toBeCloseTo(5.76, 12);
     expect(report.sessionMah).toBeCloseTo(36, 12);
-    // The figures of this seed, so that a change of the model shows here.
+    // The figures of this seed, so that a change of the model shows here. (66.088 until the module
+    // sent its public key at every open, so that hello need not say whether the hub knows a device:
+    // about 150 bytes more a session, 0.033 mAh over the month at 0.002 mAh a kB.)
     expect(report.radioOnMs).toBe(864_000);
-    expect(Math.round(report.mah * 1000) / 1000).toBe(66.088);
+    expect(Math.round(report.mah * 1000) / 1000).toBe(66.121);
   });
 
   it("counters survive a restart and a power cycle, and overrides change the rates", async () => {
