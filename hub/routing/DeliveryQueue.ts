@@ -77,8 +77,6 @@ export class DeliveryQueue {
     this.#ready = this.#resume().catch((error: unknown) => this.report(error));
   }
 
-  // --- queueing --------------------------------------------------------------------------------
-
   /** The event subscriber: quick, the matching and queueing run in order behind it. */
   received(event: EventRecord): void {
     if (this.#stopped) return;
@@ -354,8 +352,6 @@ export class DeliveryQueue {
     this.#flushing = tracked;
     return tracked;
   }
-
-  // --- control ---------------------------------------------------------------------------------
 
   /** See RoutingService.settle. */
   async settle(): Promise<void> {
