@@ -31,9 +31,8 @@ async function cli(...args: string[]): Promise<string> {
   });
   const err = vi.spyOn(process.stderr, "write").mockImplementation(() => true);
   try {
+    // parseAsync resolves once the subcommand's (async) action has finished and printed.
     await program.parseAsync(["node", "cardsim", "hub", ...args]);
-    // The subcommand actions run asynchronously after parse: wait for their output.
-    for (let i = 0; i < 200 && out === ""; i++) await new Promise((r) => setTimeout(r, 10));
   } finally {
     write.mockRestore();
     err.mockRestore();
