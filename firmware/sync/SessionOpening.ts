@@ -1,0 +1,207 @@
+import { decodeBase64, encodeBase64 } from "../../core/base64.js";
+import { publicKeyToPem } from "../../core/Crypto.js";
+import type {
+  HelloReply,
+  OpenReply,
+  SessionContext,
+  SessionTrigger,
+  TowerRecord,
+} from "../../protocol/messages.js";
+import { signedText } from "../../protocol/messages.js";
+import { sessionRadio } from "../../protocol/sessionRadio.js";
+import { SYNC_TRACKER } from "../../protocol/trackers.js";
+import { PROTOCOL_VERSION } from "../../protocol/version.js";
+import { CARD_KEYS, type TimeZone } from "../config/CardSettings.js";
+import { hubSettings, type SyncMode } from "../config/HubConfig.js";
+import { ENV_KEYS, Environment, type HubEnvironment } from "../env/Environment.js";
+import { arrivedUnchanged } from "../storage/noteVersions.js";
+import type { CellTower } from "../world/Surroundings.js";
+import type { EngineState } from "./EngineState.js";
+import { exchange } from "./HubExchange.js";
+import { setSyncState, syncState, type Traffic } from "./SyncState.js";
+import { SyncFailure, type SyncHost } from "./syncTypes.js";
+
+/*
+ * Opening a session: `hello` and `open` (the module proves who it is and says where it is and
+ * what it runs), then what the hub's `open` reply says, applied in one turn: the time, the place,
+ * the environment, a new tracker session, the notefiles the hub deleted.
+ */
+
+/** hello and open: the module proves who it is; the hub says what waits for it. */
+export async function openWithHub(
+  state: EngineState,
+  why: SessionTrigger,
+  traffic: Traffic,
+  mode: () => SyncMode,
+): Promise<OpenReply> {
+  const module = state.module;
+  const start = await module.exclusive(() => sessionStart(module, mode));
+  const hello = await exchange<HelloReply>(
+    module,
+    { v: PROTOCOL_VERSION, type: "hello", device: start.device, product: start.product },
+    traffic,
+  );
+  const signature = await module.crypto.sign(
+    decodeBase64(start.privateKey)!,
+    new TextEncoder().encode(signedText(start.device, start.product, hello.challenge)),
+  );
+  const open = await exchange<OpenReply>(
+    module,
+    {
+      v: PROTOCOL_VERSION,
+      type: "open",
+      device: start.device,
+      product: start.product,
+      challenge: hello.challenge,
+      signature: encodeBase64(signature),
+      // Always: the hub does not say whether it holds the key (that would tell anyone which
+      // devices it knows); it ignores the key once it holds one.
+      key: publicKeyToPem(decodeBase64(start.publicKey)!),
+      why,
+      tracker: start.tracker,
+      context: start.context,
+    },
+    traffic,
+  );
+  await module.exclusive(() => {
+    opened(state, open, start.trackerHub);
+    if (start.context.triangulate) module.triangulationSent();
+  });
+  return open;
+}
+
+/** The session's opening data, read in one turn (and the key pair made if missing). */
+function sessionStart(module: SyncHost, mode: () => SyncMode) {
+  const settings = hubSettings(module);
+  const product = settings.product ?? module.defaultProduct;
+  if (!product) throw new SyncFailure("no ProductUID is set (hub.set product) {no-product}");
+  const identity = module.identity();
+  if (!identity.key) throw new SyncFailure("the module has no key pair {auth}");
+  const state = syncState(module.notebox);
+  const hubName = settings.host ?? "";
+  const tracker = state.hub === hubName ? (state.tracker ?? "") : "";
+  const voltage = module.voltage.now();
+  const radio = module.radio.state();
+  const report = module.locationReport();
+  const defaults = new Environment(module.notebox).defaults();
+  const context: {
+    -readonly [K in keyof SessionContext]: SessionContext[K];
+  } = {
+    firmware: module.firmware(),
+    sku: module.variant.sku,
+    voltage: voltage.volts,
+    usb: voltage.usb,
+    radio: sessionRadio(radio),
+    continuous: mode() === "continuous",
+  };
+  const energy = module.energyFields?.();
+  if (energy) context.energy = energy;
+  if (settings.sn) context.sn = settings.sn;
+  if (settings.version !== undefined) context.host = settings.version;
+  if (report.fix) context.where = { lat: report.fix.lat, lon: report.fix.lon, time: report.fix.time };
+  if (report.towers[0]) context.tower = towerRecord(report.towers[0]);
+  if (report.triangulation) {
+    const t = report.triangulation;
+    context.triangulate = {
+      mode: t.mode,
+      towers: t.towers.map(towerRecord),
+      wifi: t.wifi.map((ap) => ({ ssid: ap.ssid, bssid: ap.bssid, rssi: ap.rssi, channel: ap.channel })),
+      time: t.wifiTime,
+    };
+  }
+  if (defaults.length > 0 && !module.variant.lora) {
+    context.env_defaults = Object.fromEntries(defaults.map((d) => [d.name, d.text]));
+  }
+  return {
+    device: identity.device,
+    product,
+    privateKey: identity.key.private,
+    publicKey: identity.key.public,
+    tracker,
+    trackerHub: hubName,
+    context: context as SessionContext,
+  };
+}
+
+/** Applies what the hub said when the session opened: time, place, environment, trackers. */
+function opened(engine: EngineState, open: OpenReply, hubName: string): void {
+  const module = engine.module;
+  const box = module.notebox;
+  module.setTime(Math.floor(open.time / 1000));
+  if (open.where) {
+    const place: TimeZone = {
+      zone: open.where.zone ?? "UTC,Unknown",
+      ...(open.where.minutes !== undefined ? { minutes: open.where.minutes } : {}),
+      ...(open.where.area ? { area: open.where.area } : {}),
+      ...(open.where.country ? { country: open.where.country } : {}),
+      ...(open.where.lat !== undefined ? { lat: open.where.lat } : {}),
+      ...(open.where.lon !== undefined ? { lon: open.where.lon } : {}),
+    };
+    box.setConfig(CARD_KEYS.timeZone, place);
+  }
+  applyEnvironment(module, open);
+  const state = syncState(box);
+  if (open.reset || state.tracker !== open.tracker || state.hub !== hubName) {
+    // A new tracker session: everything is sent again both ways.
+    for (const file of box.files()) {
+      box.clearTrackerPosition(SYNC_TRACKER, file.name);
+      if (file.meta["pulled"] !== undefined) {
+        const { ctr: _ctr, pulled: _pulled, ...rest } = file.meta;
+        box.setFileMeta(file, rest);
+      }
+    }
+    setSyncState(box, { tracker: open.tracker, hub: hubName });
+  }
+  if (box.config(CARD_KEYS.deprovision)) box.setConfig(CARD_KEYS.deprovision, undefined);
+  engine.deletedForHub = open.deleted ? deleteNotefiles(module, open.deleted) : [];
+}
+
+/**
+ * The hub deleted these notefiles (Delete Notefiles): what the module holds of the hub's goes
+ * with them (an inbound queue whole; of a database, every note the hub has or sent), while the
+ * module's own changes the hub has not seen stay, to be sent, and create the notefile on the
+ * hub again. Runs again harmlessly when a confirmation was lost. Returns the names to confirm.
+ */
+function deleteNotefiles(module: SyncHost, names: readonly string[]): readonly string[] {
+  const box = module.notebox;
+  for (const name of names) {
+    const file = box.file(name);
+    if (!file || file.kind.direction === "out" || file.kind.direction === "local") continue;
+    const synced = box.trackerPosition(SYNC_TRACKER, name) ?? 0;
+    const hubs = [...file.notes.values()].filter((n) => n.change <= synced || arrivedUnchanged(n));
+    if (file.kind.direction === "in" || hubs.length === file.notes.size) {
+      box.deleteFile(name);
+      continue;
+    }
+    for (const note of hubs) box.removeNote(file, note.id);
+    const { ctr: _ctr, pulled: _pulled, ...meta } = file.meta;
+    box.setFileMeta(file, meta);
+  }
+  return [...names];
+}
+
+function applyEnvironment(module: SyncHost, open: OpenReply): void {
+  const box = module.notebox;
+  const previous = box.config<HubEnvironment>(ENV_KEYS.hub);
+  const next: HubEnvironment = {
+    device: { ...open.env.device },
+    fleet: { ...open.env.fleet },
+    project: { ...open.env.project },
+    time: previous?.time ?? 0,
+  };
+  const same =
+    previous !== undefined &&
+    JSON.stringify([previous.device ?? {}, previous.fleet ?? {}, previous.project ?? {}]) ===
+      JSON.stringify([next.device, next.fleet, next.project]);
+  if (same) return;
+  const empty = (h: HubEnvironment | undefined) =>
+    !h || [h.device, h.fleet, h.project].every((s) => !s || Object.keys(s).length === 0);
+  if (empty(previous) && empty(next)) return;
+  box.setConfig(ENV_KEYS.hub, { ...next, time: Math.max(open.env.modified, module.noteTime()) });
+  module.attn.trigger("env");
+}
+
+/** A tower of the world as a session reports it. */
+function towerRecord(t: CellTower): TowerRecord {
+  return { mcc: t.mcc, mnc: t.mnc, lac: t.lac, cid: t.cid, rat: t.rat, rssi: t.rssi, lat: t.lat, lon: t.lon };
+}

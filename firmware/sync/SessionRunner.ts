@@ -1,0 +1,205 @@
+import type {
+  ProtocolReply,
+  ProtocolRequest,
+  SessionTrigger,
+  SignalsReply,
+} from "../../protocol/messages.js";
+import { PROTOCOL_VERSION } from "../../protocol/version.js";
+import type { SyncMode } from "../config/HubConfig.js";
+import { HubLinkError } from "../radio/HubLink.js";
+import { canReachHub } from "../radio/RadioConditions.js";
+import type { ContinuousHold } from "./ContinuousHold.js";
+import type { EngineState, HeldSession } from "./EngineState.js";
+import { closeQuietly, exchange, noTraffic, openSession } from "./HubExchange.js";
+import { takeChanges } from "./InboundMerge.js";
+import { sendChanges } from "./OutboundBatches.js";
+import type { ConnectFailure } from "./PenaltyBox.js";
+import { openWithHub } from "./SessionOpening.js";
+import { addUsage, setSyncState, type Traffic } from "./SyncState.js";
+import { SyncFailure, type SessionOutcome, type SessionStep } from "./syncTypes.js";
+
+/** What a session needs of the engine. */
+export interface RunnerHooks {
+  /** The mode in force. */
+  mode(): SyncMode;
+  /** The work every session does after the notefiles moved, in order. */
+  steps(): readonly SessionStep[];
+  /** Tells whoever listens how a session went. */
+  outcome(outcome: SessionOutcome): void;
+}
+
+/** One session as it goes. */
+interface Session {
+  readonly why: SessionTrigger;
+  readonly pullAll: boolean;
+  readonly push: boolean;
+  readonly started: number;
+  readonly traffic: Traffic;
+  readonly secure: boolean;
+  /** The session held open (continuous mode) this sync runs in, if any. */
+  readonly held: HeldSession | undefined;
+  /** The session's token while the hub may still hold it open. */
+  token?: string | undefined;
+  connectFailure?: ConnectFailure;
+}
+
+/** Where a session starts: the notefiles the hub has changes of, whether signals wait. */
+interface Opened {
+  readonly token: string;
+  readonly files: readonly string[];
+  readonly signals: number;
+}
+
+/**
+ * Runs one sync session: connects (or uses the session held open), moves the notefiles both ways,
+ * runs the session steps, takes waiting signals, then closes or holds the session open
+ * (continuous mode). A failure becomes a `{sync-error}` status; the session's usage is counted
+ * and its outcome reported either way.
+ */
+export class SessionRunner {
+  readonly #state: EngineState;
+  readonly #hold: ContinuousHold;
+  readonly #hooks: RunnerHooks;
+
+  constructor(state: EngineState, hold: ContinuousHold, hooks: RunnerHooks) {
+    this.#state = state;
+    this.#hold = hold;
+    this.#hooks = hooks;
+  }
+
+  async run(why: SessionTrigger, pullAll: boolean, push: boolean): Promise<void> {
+    const module = this.#state.module;
+    const session: Session = {
+      why,
+      pullAll,
+      push,
+      started: module.clock.now(),
+      traffic: noTraffic(),
+      secure: module.hubLink.secure ?? true,
+      held: this.#state.held,
+    };
+    let ok = false;
+    let linkFailure = false;
+    try {
+      await this.#sync(session);
+      ok = true;
+    } catch (error) {
+      linkFailure =
+        error instanceof HubLinkError ||
+        (error instanceof SyncFailure && error.message.includes("{network}"));
+      await this.#failed(session, error);
+    } finally {
+      this.#state.connected = this.#state.held !== undefined;
+      if (!this.#state.disposed) this.#report(session, ok, linkFailure);
+    }
+  }
+
+  async #sync(session: Session): Promise<void> {
+    const state = this.#state;
+    const module = state.module;
+    const { why, push, traffic, secure, held } = session;
+    const opened = await this.#connect(session);
+    const token = opened.token;
+    if (push) {
+      state.status = "sending notefile changes {sync-get-local-changes}";
+      await sendChanges(module, token, secure, traffic);
+    }
+    if (session.pullAll && opened.files.length > 0) {
+      state.status = "receiving notefile changes {sync-get-remote-changes}";
+      await takeChanges(module, token, secure, opened.files, traffic);
+    }
+    const open = openSession(module, token, secure, why, traffic);
+    for (const step of [...this.#hooks.steps()]) await step.run(open);
+    if (opened.signals > 0) {
+      const reply = await this.#exchange<SignalsReply>(session, {
+        v: PROTOCOL_VERSION,
+        type: "signals",
+        token,
+        after: state.signalSeq,
+      });
+      state.receiveSignals(reply.signals);
+    }
+    if (!held && this.#hooks.mode() === "continuous" && !state.disposed) {
+      // Continuous mode: the session stays open for signals and the hub's changes.
+      this.#hold.hold(token, secure);
+    } else if (!held) {
+      await this.#exchange(session, {
+        v: PROTOCOL_VERSION,
+        type: "close",
+        token,
+        why: "sync complete",
+        usage: traffic,
+        ...state.confirmDeleted(),
+      });
+    }
+    session.token = undefined;
+    state.completed();
+    await module.exclusive(() => {
+      if (push) module.takeSyncRequests();
+      setSyncState(module.notebox, { completed: module.noteTime(), ever: true });
+      addUsage(module.notebox, module.noteTime(), traffic, secure);
+    });
+  }
+
+  /** The radio can reach the hub: a new session opens, or the one held open goes on. */
+  async #connect(session: Session): Promise<Opened> {
+    const state = this.#state;
+    const radio = state.module.radio.state();
+    if (!radio.registered) {
+      session.connectFailure = "registration";
+      throw new SyncFailure("no network {network}");
+    }
+    if (!canReachHub(radio)) {
+      session.connectFailure = "hub";
+      throw new SyncFailure("can't open session to notehub {network}");
+    }
+    state.status = "starting communications {sync-begin}";
+    state.connected = true;
+    const held = session.held;
+    if (held) {
+      // A session held open (continuous): no new session, just the changes.
+      session.token = held.token;
+      return { token: held.token, files: held.files.splice(0), signals: 0 };
+    }
+    const open = await openWithHub(state, session.why, session.traffic, () => this.#hooks.mode()).catch(
+      (error: unknown) => {
+        // The hub did not answer the connection (a refusal is no connect failure).
+        if (error instanceof HubLinkError) session.connectFailure = "hub";
+        throw error;
+      },
+    );
+    session.token = open.token;
+    return { token: open.token, files: open.files, signals: open.signals };
+  }
+
+  /** The session failed: the status says why, and the hub hears the session is over. */
+  async #failed(session: Session, error: unknown): Promise<void> {
+    const state = this.#state;
+    state.fail(error);
+    if (session.held) state.held = undefined;
+    if (session.token) {
+      // Tell the hub the session is over if it can still hear it; the token expires anyway.
+      await closeQuietly(state.module, session.token, "sync error", state.confirmDeleted());
+    }
+  }
+
+  #report(session: Session, ok: boolean, linkFailure: boolean): void {
+    const state = this.#state;
+    const outcome: SessionOutcome = {
+      why: session.why,
+      started: session.started,
+      ended: state.module.clock.now(),
+      ok,
+      ...(ok ? {} : { error: state.error ?? "sync failed" }),
+      ...(linkFailure ? { linkFailure } : {}),
+      ...(session.connectFailure ? { connectFailure: session.connectFailure } : {}),
+      traffic: session.traffic,
+      held: state.held !== undefined,
+    };
+    this.#hooks.outcome(outcome);
+  }
+
+  #exchange<R extends ProtocolReply>(session: Session, request: ProtocolRequest): Promise<R> {
+    return exchange<R>(this.#state.module, request, session.traffic);
+  }
+}
