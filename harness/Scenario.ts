@@ -21,6 +21,8 @@ import type { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
 import { HostTraffic, type HostLine } from "./HostTraffic.js";
 import { scenarioCapture } from "./scenarioCapture.js";
+import { scenarioProblems } from "./scenarioProblems.js";
+import { scenarioRigOptions } from "./scenarioRigOptions.js";
 import { ScenarioAttn } from "./ScenarioAttn.js";
 import type { ScenarioHost } from "./ScenarioHost.js";
 import { attachNoteCHost, type NoteCHostOptions } from "./ScenarioHost.js";
@@ -161,37 +163,18 @@ export class Scenario {
     const hub = this.#hub ? this.#hub.connection() : options.hub === "in-process" ? undefined : options.hub;
     // The module and its board as every module is built (runtime/assembleModule); the host's
     // links are the scenario's own (serial, I2C), attached below.
-    this.#assembled = await assembleModule({
-      clock: this.clock,
-      seed: this.seed,
-      variant: options.variant ?? "cell",
-      flash:
-        options.flash && !options.store
-          ? { powerLoss: typeof options.flash === "object" ? options.flash : {} }
-          : options.store
-            ? { store: options.store }
-            : { memory: { capacity: options.flashCapacity } },
-      ...(this.#board
-        ? {
-            board: this.#board,
-            boardOptions: {
-              ...options.boardOptions,
-              ...(options.i2c?.profile !== undefined && this.#board.name === "virtual"
-                ? { simProfile: options.i2c.profile }
-                : {}),
-            },
-          }
-        : {}),
-      attachI2cTarget: false,
-      supply: this.power,
-      radio: this.radio.conditions,
-      log: this.log,
-      timeKnown: options.timeKnown ?? false,
-      attnPin: (boardPin) => this.#attn.pin(boardPin),
-      ...(hub ? { hub: typeof hub === "function" ? hub(this.clock) : hub } : {}),
-      ...(options.energy ? { energy: options.energy } : {}),
-      ...(options.dfu ? { dfu: options.dfu } : {}),
-    });
+    this.#assembled = await assembleModule(
+      scenarioRigOptions(options, {
+        clock: this.clock,
+        seed: this.seed,
+        board: this.#board,
+        supply: this.power,
+        radio: this.radio.conditions,
+        log: this.log,
+        attnPin: (boardPin) => this.#attn.pin(boardPin),
+        hub: hub ? (typeof hub === "function" ? hub(this.clock) : hub) : undefined,
+      }),
+    );
     this.#rig = this.#assembled.board;
     this.#sim = this.#assembled.simulated;
     this.timeline.follow(this.#sim.module);
@@ -462,7 +445,14 @@ export class Scenario {
    * in flight, or the host left module output unread. Closes everything either way.
    */
   async finish(): Promise<void> {
-    const problems = await this.#problems();
+    const problems = await scenarioProblems({
+      run: (promise, what) => this.run(promise, { timeout: 60_000, what }),
+      serial: this.serial,
+      traffic: this.traffic,
+      i2c: this.#i2c,
+      power: this.#power,
+      host: this.#host,
+    });
     let capturePath = typeof this.#options.capture === "string" ? this.#options.capture : undefined;
     if (problems.length > 0 && this.capture && !capturePath) {
       capturePath = join(
@@ -473,38 +463,6 @@ export class Scenario {
     }
     await this.close();
     if (problems.length > 0) throw new ScenarioFailure(problems, capturePath);
-  }
-
-  /** Everything left that nobody expected, once the module has answered what it has. */
-  async #problems(): Promise<string[]> {
-    const problems: string[] = [];
-    const settle = async (promise: Promise<unknown>, what: string) => {
-      try {
-        await this.run(promise, { timeout: 60_000, what });
-      } catch (error) {
-        problems.push((error as Error).message);
-      }
-    };
-    await settle(this.serial.uart.session.idle(), "the module to answer what it has");
-    for (const line of this.traffic.describeUnconsumed()) problems.push(`host line nobody expected: ${line}`);
-    for (const episode of this.serial.unexpectedOverflows()) {
-      const lost = episode.reduce((n, o) => n + o.bytes.length, 0);
-      problems.push(
-        `receive buffer overflow nobody expected: ${lost} bytes lost from byte ${episode[0]!.position}`,
-      );
-    }
-    if (this.#i2c) {
-      await settle(this.#i2c.idle(), "the module to answer what it has on I2C");
-      if (this.#i2c.unread > 0)
-        problems.push(`${this.#i2c.unread} bytes of module output on I2C that the host never read`);
-    }
-    if (this.#power.restoring) problems.push("the module is still without power");
-    const uart = this.serial.uart;
-    if (uart.inFlight > 0) problems.push(`still in flight: ${uart.describeInFlight()}`);
-    if (this.#host && this.#host.unread > 0) {
-      problems.push(`${this.#host.unread} bytes from the module that the host never read`);
-    }
-    return problems;
   }
 
   /** Closes the links, the module and the capture file, without checks (test cleanup). */
