@@ -32,28 +32,33 @@ export type Outcome =
 
 const decoder = new TextDecoder();
 
+/** The route log's status for an exchange that got no answer, by why. */
+const FAILED_STATUS = {
+  timeout: "timeout",
+  connection: "connection failed",
+  invalid: "invalid response",
+  refused: "refused",
+} as const;
+
+/** An HTTP or MQTT exchange that got no answer; a target refused by the policy is not retried. */
+function failedOutcome(reason: keyof typeof FAILED_STATUS, message: string, url: string): Outcome {
+  return {
+    kind: "logged",
+    attn: true,
+    status: FAILED_STATUS[reason],
+    text: message,
+    url,
+    retry: reason !== "refused",
+  };
+}
+
 /** What an HTTP exchange (a delivery or a proxied web request) comes to, as a route log says it. */
 export function httpOutcome(result: OutboundResult, url: string): Outcome {
   switch (result.kind) {
     case "aborted":
       return result;
-    case "failed": {
-      const status = {
-        timeout: "timeout",
-        connection: "connection failed",
-        invalid: "invalid response",
-        refused: "refused",
-      }[result.reason];
-      // A refused target stays refused: not retried.
-      return {
-        kind: "logged",
-        attn: true,
-        status,
-        text: result.message,
-        url,
-        retry: result.reason !== "refused",
-      };
-    }
+    case "failed":
+      return failedOutcome(result.reason, result.message, url);
     case "response": {
       const { status } = result;
       const text =
@@ -136,15 +141,7 @@ export class AttemptSender {
     if (result.kind === "published") {
       return { kind: "logged", attn: false, status: "published", text: "", url, retry: false };
     }
-    const status = { timeout: "timeout", connection: "connection failed", refused: "refused" }[result.reason];
-    return {
-      kind: "logged",
-      attn: true,
-      status,
-      text: result.message,
-      url,
-      retry: result.reason !== "refused",
-    };
+    return failedOutcome(result.reason, result.message, url);
   }
 
   async #post(
