@@ -17,6 +17,7 @@ import { sessionRadio } from "../../protocol/sessionRadio.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { readDevicePublicKey } from "../devices/devicePublicKey.js";
+import { publicKeyFromPem } from "../../core/Crypto.js";
 import type { DeviceService } from "../devices/DeviceService.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
@@ -195,7 +196,10 @@ export class SessionOpening {
     if (pem === undefined) {
       return refusal(SYNC_ERRORS.auth, "the hub holds no key for the device: send its public key");
     }
-    const read = readDevicePublicKey(pem);
+    // A stored key was checked when it was stored (first session, pinning): only its bytes are
+    // read again, not the curve checks (a point decompression and a multiplication, most of an
+    // open's CPU when done at every session).
+    const read = storedKey !== null ? storedKeyBytes(storedKey) : readDevicePublicKey(pem);
     if ("fault" in read) return refusal(SYNC_ERRORS.auth, `the public key ${read.fault}`);
     const signature = decodeBase64(request.signature);
     const text = encoder.encode(signedText(request.device, request.product, request.challenge));
@@ -372,4 +376,10 @@ function notPinned(device: string, projectUid: string): ProtocolReply {
     SYNC_ERRORS.auth,
     `the hub takes only pinned keys and ${device}'s pinned key did not sign this: pin it with PUT /v1/projects/${projectUid}/devices/${device}/public-key (cardsim module --print-key prints it)`,
   );
+}
+
+/** The bytes of a key the hub stored (checked when it was stored). */
+function storedKeyBytes(pem: string): { key: Uint8Array; pem: string } | { fault: string } {
+  const key = publicKeyFromPem(pem);
+  return key ? { key, pem } : { fault: "stored for the device cannot be read" };
 }
