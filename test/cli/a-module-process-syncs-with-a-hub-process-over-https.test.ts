@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostLineClient } from "../../hil/HostLineClient.js";
-import { startCli, type CliProcess } from "../support/cliProcess.js";
+import { projectApi, startCli, type CliProcess } from "../support/cliProcess.js";
 
 /** Two processes, as on two machines: `cardsim hub` and `cardsim module --hub https://...`. */
 describe("a module process and a hub process", () => {
@@ -11,20 +11,9 @@ describe("a module process and a hub process", () => {
   let hub: CliProcess;
   let credentials: Record<string, string>;
 
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(
-      `${credentials["hub_url"]}/v1/projects/${credentials["project_uid"]}${path}`,
-      {
-        method: init.method ?? "GET",
-        headers: {
-          authorization: `Bearer ${credentials["token"]}`,
-          ...(init.body ? { "content-type": "application/json" } : {}),
-        },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      },
-    );
-    return (await response.json()) as Record<string, unknown>;
-  };
+  const call = projectApi(() => credentials);
+  const api = async (path: string, init: { method?: string; body?: unknown } = {}) =>
+    (await call(path, init)).json;
 
   async function startModule(): Promise<{ cli: CliProcess; host: HostLineClient; device: string }> {
     const cli = startCli([

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostLineClient } from "../../hil/HostLineClient.js";
-import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";
+import { projectApi, runCli, startCli, type CliProcess } from "../support/cliProcess.js";
 
 /**
  * `cardsim hub --device-auth pinned` and a module process: the module's key, printed by
@@ -15,20 +15,7 @@ describe("a hub in pinned mode and a module process", () => {
   let hub: CliProcess;
   let credentials: Record<string, string>;
 
-  const api = async (path: string, init: { method?: string; body?: unknown } = {}) => {
-    const response = await fetch(
-      `${credentials["hub_url"]}/v1/projects/${credentials["project_uid"]}${path}`,
-      {
-        method: init.method ?? "GET",
-        headers: {
-          authorization: `Bearer ${credentials["token"]}`,
-          ...(init.body ? { "content-type": "application/json" } : {}),
-        },
-        ...(init.body ? { body: JSON.stringify(init.body) } : {}),
-      },
-    );
-    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
-  };
+  const api = projectApi(() => credentials);
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cardsim-pinned-"));

@@ -101,3 +101,25 @@ export function runCli(
     });
   });
 }
+
+/**
+ * A caller of the project API of a hub process, from its `credentials.json` (read when called:
+ * the hub writes it at start): `path` under `/v1/projects/{project}`, as the admin's token.
+ */
+export function projectApi(credentials: () => Record<string, string>) {
+  return async (
+    path: string,
+    init: { method?: string; body?: unknown } = {},
+  ): Promise<{ status: number; json: Record<string, unknown> }> => {
+    const c = credentials();
+    const response = await fetch(`${c["hub_url"]}/v1/projects/${c["project_uid"]}${path}`, {
+      method: init.method ?? "GET",
+      headers: {
+        authorization: `Bearer ${c["token"]}`,
+        ...(init.body ? { "content-type": "application/json" } : {}),
+      },
+      ...(init.body ? { body: JSON.stringify(init.body) } : {}),
+    });
+    return { status: response.status, json: (await response.json()) as Record<string, unknown> };
+  };
+}
