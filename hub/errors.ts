@@ -123,7 +123,6 @@ export const jsonTooDeep = (max: number): HttpError =>
 export const bodyMustBeObject = (): HttpError => bad("request body must be a JSON object");
 export const bodyRequired = (): HttpError => bad("request body is required (a JSON object)");
 export const fieldRequired = (field: string): HttpError => bad(`${field} is required`);
-export const fieldType = (field: string, type: string): HttpError => bad(`${field} must be ${type}`);
 export const fieldInvalid = (field: string, why: string): HttpError => bad(`${field} ${why}`);
 export const queryInteger = (name: string): HttpError => bad(`query argument ${name} must be an integer`);
 export const queryBoolean = (name: string): HttpError => bad(`query argument ${name} must be true or false`);

@@ -3,7 +3,7 @@ import { type Principal, roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import type { HubServices } from "../HubServices.js";
 import type { ProjectRecord, ProjectRole } from "../store/records.js";
-import { BodyReader } from "./BodyReader.js";
+import type { BodySchema } from "./bodySchema.js";
 import { QueryReader } from "./QueryReader.js";
 
 export interface PublicContext {
@@ -19,8 +19,12 @@ export interface PublicContext {
    * moved). Routes whose reads have side effects skip them when this is set.
    */
   readonly readOnly: boolean;
-  /** The JSON body; `required: false` accepts none. */
-  body(options?: { required: boolean }): BodyReader;
+  /**
+   * The JSON body checked against the operation's schema (a 400 in the hub's words when it breaks
+   * it); `required: false` accepts none. Handlers call it where the body matters, after the checks
+   * of the path, so those answer first as they always have.
+   */
+  body<T>(schema: BodySchema<T>, options?: { required: boolean }): T;
 }
 
 export interface AccountContext extends PublicContext {
@@ -180,7 +184,7 @@ export class HubRouter {
       query: this.#query(request),
       now: this.services.clock.now(),
       readOnly: request.method === "HEAD",
-      body: (options = { required: true }) => new BodyReader(request.body, options),
+      body: (schema, options = { required: true }) => schema.read(request.body, options),
     };
   }
 

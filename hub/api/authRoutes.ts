@@ -4,6 +4,7 @@ import { hashSecret, newSecret, sameHash, UNUSABLE_PASSWORD_HASH, verifyPassword
 import * as errors from "../errors.js";
 import type { ProjectRole } from "../store/records.js";
 import type { HubRouter } from "./HubRouter.js";
+import { LOGIN } from "./requestBodies.js";
 
 /** Lifetime of an OAuth bearer token (spec Limits: 30 minutes). */
 export const OAUTH_TOKEN_SECONDS = 30 * 60;
@@ -17,9 +18,7 @@ export function registerAuthRoutes(router: HubRouter): void {
   const { store, ids, logins } = router.services;
 
   router.public("POST", "/auth/login", async (ctx) => {
-    const body = ctx.body();
-    const username = body.fields.username;
-    const password = body.fields.password;
+    const { username, password } = ctx.body(LOGIN);
     if (typeof username !== "string" || typeof password !== "string" || username === "" || password === "") {
       throw errors.loginFieldsRequired();
     }

@@ -4,6 +4,7 @@ import { firmwareFilterValue } from "../store/firmwareVersion.js";
 import type { DeviceFilter } from "../store/records.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import { MAX_DEFINED_PAGE_SIZE } from "./QueryReader.js";
+import { DEVICE_FLEETS, DEVICE_PUBLIC_KEY, PROVISION_DEVICE, SIGNAL_DEVICE } from "./requestBodies.js";
 import { DEVICE_UID, resolveDevice, resolveFleet } from "./resolve.js";
 import { deviceView, eventView, fleetView, isoTime, sessionView } from "./views.js";
 
@@ -29,9 +30,6 @@ export function deviceFilter(ctx: ProjectContext): DeviceFilter {
     skus: q.list("sku"),
   };
 }
-
-/** The longest public key PEM taken (an Ed25519 one is 113 characters). */
-const MAX_PEM = 1024;
 
 /** A device public key of a request body, checked (a 400 says what is wrong), as the hub stores it. */
 function pinnedKey(pem: string | undefined, field: string): string | undefined {
@@ -156,7 +154,7 @@ export function registerDeviceRoutes(router: HubRouter): void {
   // its first one, so that nobody else can claim it; again to replace it). Sessions open now end.
   router.project("PUT", `${D}/public-key`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const pem = pinnedKey(ctx.body().string("key", { required: true, max: MAX_PEM }), "key")!;
+    const pem = pinnedKey(ctx.body(DEVICE_PUBLIC_KEY).key, "key")!;
     const pinned = await devices.pinPublicKey(device, pem);
     await sync.keyChanged(device.uid);
     return { uid: pinned.uid, key: pinned.publicKey };
@@ -164,21 +162,19 @@ export function registerDeviceRoutes(router: HubRouter): void {
 
   router.project("POST", `${D}/signal`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const body = ctx.body().object("body");
-    if (!body) throw errors.fieldRequired("body");
-    await devices.signal(device, body);
+    await devices.signal(device, ctx.body(SIGNAL_DEVICE).body);
     return { connected: device.connected };
   });
 
   router.project("POST", `${D}/provision`, "developer", async (ctx) => {
     const uid = ctx.params.deviceUID!;
     if (!DEVICE_UID.test(uid)) throw errors.invalidDeviceUid(uid);
-    const body = ctx.body();
-    const productUid = body.string("product_uid", { required: true })!;
-    const serialNumber = body.string("device_sn", { max: 256 });
-    const fleetUids = body.stringArray("fleet_uids", { max: 100 }) ?? [];
+    const body = ctx.body(PROVISION_DEVICE);
+    const productUid = body.product_uid;
+    const serialNumber = body.device_sn;
+    const fleetUids = body.fleet_uids ?? [];
     // Ours: the key the device is to prove, pinned before it first connects.
-    const publicKey = pinnedKey(body.string("public_key", { max: MAX_PEM }), "public_key");
+    const publicKey = pinnedKey(body.public_key, "public_key");
     // Applies when the device first connects: until then the record holds what it will get.
     await devices.provision(ctx.project.uid, uid, {
       productUid,
@@ -206,7 +202,7 @@ export function registerDeviceRoutes(router: HubRouter): void {
 
   router.project("PUT", `${D}/fleets`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const fleetUids = ctx.body().stringArray("fleet_uids", { required: true, max: 100 })!;
+    const fleetUids = ctx.body(DEVICE_FLEETS).fleet_uids;
     for (const uid of fleetUids) await resolveFleet(ctx, uid);
     const fleets = await store.devices.addToFleets(device.uid, fleetUids);
     watchdogs.changed();
@@ -215,7 +211,7 @@ export function registerDeviceRoutes(router: HubRouter): void {
 
   router.project("DELETE", `${D}/fleets`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const fleetUids = ctx.body().stringArray("fleet_uids", { required: true, max: 100 })!;
+    const fleetUids = ctx.body(DEVICE_FLEETS).fleet_uids;
     for (const uid of fleetUids) await resolveFleet(ctx, uid);
     const fleets = await store.devices.removeFromFleets(device.uid, fleetUids);
     watchdogs.changed();

@@ -6,6 +6,7 @@ import type { DeviceFilter, DeviceRecord } from "../store/records.js";
 import { deviceFilter } from "./deviceRoutes.js";
 import { firmwareType } from "./firmwareRoutes.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import { DFU_ACTION } from "./requestBodies.js";
 import { resolveDevice } from "./resolve.js";
 import { isoTime } from "./views.js";
 
@@ -69,13 +70,13 @@ export function registerDfuRoutes(router: HubRouter): void {
     if (action !== "update" && action !== "cancel") throw dfuActionInvalid();
     const filter = deviceFilter(ctx);
     if (action === "update") {
-      const filename = ctx.body({ required: false }).string("filename");
+      const filename = ctx.body(DFU_ACTION, { required: false }).filename;
       if (!filename) throw dfuFilenameRequired();
       // Refuses an unknown image before any device is touched.
       await ctx.services.firmware.get(ctx.project.uid, type, filename);
       await dfu.requestUpdate(ctx.project.uid, type, filename, await allDevices(ctx, filter));
     } else {
-      ctx.body({ required: false });
+      ctx.body(DFU_ACTION, { required: false });
       await dfu.cancel(ctx.project.uid, type, await allDevices(ctx, filter));
     }
     return undefined;

@@ -1,8 +1,8 @@
 import * as errors from "../errors.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord, EnvScope, EnvVarRecord, FleetRecord, ProjectRecord } from "../store/records.js";
-import { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import { ENVIRONMENT_VARIABLES } from "./requestBodies.js";
 import { resolveDevice, resolveFleet } from "./resolve.js";
 import { envMap } from "./views.js";
 import type { JsonObject } from "../../core/json.js";
@@ -50,8 +50,8 @@ function sameSource(a: Source, b: Source): boolean {
 }
 
 /** Validated `{environment_variables: {name: text}}` of a PUT. */
-function readVariables(body: unknown): Record<string, string> {
-  const vars = new BodyReader(body).stringMap("environment_variables", { required: true })!;
+function readVariables(ctx: ProjectContext): Record<string, string> {
+  const vars = ctx.body(ENVIRONMENT_VARIABLES).environment_variables;
   const entries = Object.entries(vars);
   if (entries.length > MAX_VARS)
     throw errors.fieldInvalid("environment_variables", `may hold at most ${MAX_VARS} variables`);
@@ -180,7 +180,7 @@ export function registerEnvRoutes(router: HubRouter): void {
     });
     router.project("PUT", `${path}/environment_variables`, "developer", async (ctx) => {
       const scope = await scopeOf(ctx);
-      const vars = readVariables(ctx.request.body);
+      const vars = readVariables(ctx);
       return { environment_variables: envMap(await store.env.set(scope, vars, ctx.now)) };
     });
     router.project("DELETE", `${path}/environment_variables/:key`, "developer", async (ctx) => {

@@ -14,6 +14,7 @@ import { infoString } from "../dfu/firmwareInfo.js";
 import { MAX_FIRMWARE_BYTES, type FirmwareQuery } from "../dfu/FirmwareService.js";
 import { FIRMWARE_TYPES, type FirmwareRecord, type FirmwareType } from "../store/FirmwareStore.js";
 import type { HubRouter } from "./HubRouter.js";
+import { UPDATE_FIRMWARE } from "./requestBodies.js";
 import { isoTime } from "./views.js";
 
 /** A path or query value naming a firmware type. */
@@ -86,10 +87,7 @@ export function registerFirmwareRoutes(router: HubRouter): void {
   router.project("POST", F, "developer", async (ctx) => {
     const type = firmwareType(ctx.params.firmwareType);
     if (type !== "host") throw hostFirmwareOnly("updated");
-    const body = ctx.body();
-    const info = body.object("info");
-    const notes = body.string("notes");
-    const version = body.string("version");
+    const { info, notes, version } = ctx.body(UPDATE_FIRMWARE);
     const record = await firmware.update(ctx.project.uid, type, ctx.params.filename!, {
       ...(info !== undefined ? { info } : {}),
       ...(notes !== undefined ? { notes } : {}),

@@ -1,37 +1,29 @@
 import * as errors from "../errors.js";
-import type { BodyReader } from "./BodyReader.js";
+import type { BodySchema } from "./bodySchema.js";
 import { newFleet, type FleetRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { HubRouter } from "./HubRouter.js";
+import { CREATE_FLEET, UPDATE_FLEET } from "./requestBodies.js";
 import { resolveDevice, resolveFleet } from "./resolve.js";
 import { fleetView } from "./views.js";
 
 type FleetSettings = Partial<Omit<FleetRecord, "uid" | "projectUid" | "created">>;
 
-/** The settable fields of a fleet body (create and update share them). */
-function fleetSettings(body: BodyReader): FleetSettings {
+/** The settable fields of a fleet body (create and update share them), checked by its schema. */
+function fleetSettings(body: typeof CREATE_FLEET extends BodySchema<infer T> ? T : never): FleetSettings {
   const out: FleetSettings = {};
-  const label = body.string("label", { max: 200 });
+  const label = body.label;
   if (label !== undefined) {
     if (label.trim() === "") throw errors.fieldInvalid("label", "may not be empty");
     out.label = label;
   }
   // A smart rule is any text: one that does not parse leaves membership as it is, as the
   // definition says of a rule that errs (SmartFleets applies the rules to events).
-  const rule = body.string("smart_rule", { max: 10_000 });
+  const rule = body.smart_rule;
   if (rule !== undefined) out.smartRule = rule === "" ? null : rule;
-  const enabled = body.boolean("smart_rule_enabled");
-  if (enabled !== undefined) out.smartRuleEnabled = enabled;
-  const watchdog = body.integer("watchdog_mins", { min: 0, max: 525_600 });
-  if (watchdog !== undefined) out.watchdogMins = watchdog;
-  const assurance = body.object("connectivity_assurance");
-  if (assurance) {
-    const value = assurance.enabled;
-    if (value !== undefined && value !== null && typeof value !== "boolean") {
-      throw errors.fieldType("connectivity_assurance.enabled", "true, false or null");
-    }
-    out.connectivityAssurance = (value as boolean | null | undefined) ?? null;
-  }
+  if (body.smart_rule_enabled !== undefined) out.smartRuleEnabled = body.smart_rule_enabled;
+  if (body.watchdog_mins !== undefined) out.watchdogMins = body.watchdog_mins;
+  if (body.connectivity_assurance) out.connectivityAssurance = body.connectivity_assurance.enabled ?? null;
   return out;
 }
 
@@ -51,7 +43,7 @@ export function registerFleetRoutes(router: HubRouter): void {
     `${P}/fleets`,
     "developer",
     async (ctx) => {
-      const settings = fleetSettings(ctx.body());
+      const settings = fleetSettings(ctx.body(CREATE_FLEET));
       if (settings.label === undefined) throw errors.fieldRequired("label");
       const fleet = newFleet(
         { uid: ids.fleetUid(), projectUid: ctx.project.uid, label: settings.label, created: ctx.now },
@@ -71,16 +63,15 @@ export function registerFleetRoutes(router: HubRouter): void {
 
   router.project("PUT", `${P}/fleets/:fleetUID`, "developer", async (ctx) => {
     const fleet = await resolveFleet(ctx, ctx.params.fleetUID!);
-    const body = ctx.body();
+    const body = ctx.body(UPDATE_FLEET);
     const settings = fleetSettings(body);
-    const resolveAll = async (name: string): Promise<string[]> => {
-      const uids = body.stringArray(name, { max: 10_000 }) ?? [];
+    const resolveAll = async (uids: string[] = []): Promise<string[]> => {
       const out: string[] = [];
       for (const uid of uids) out.push((await resolveDevice(ctx, uid)).uid);
       return out;
     };
-    const add = await resolveAll("addDevices");
-    const remove = await resolveAll("removeDevices");
+    const add = await resolveAll(body.addDevices);
+    const remove = await resolveAll(body.removeDevices);
     try {
       const updated = await store.projects.updateFleet(fleet.uid, settings, { add, remove });
       watchdogs.changed();

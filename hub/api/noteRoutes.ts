@@ -6,10 +6,10 @@ import type { HttpError } from "../HttpError.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import type { DeviceRecord, NoteRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
-import type { BodyReader } from "./BodyReader.js";
 import type { HubRouter, ProjectContext, RoleRule } from "./HubRouter.js";
 import type { QueryReader } from "./QueryReader.js";
 import { checkNoteId, checkTracker, hubNotefile } from "./notefileRules.js";
+import { DELETE_NOTEFILES, NOTE_INPUT } from "./requestBodies.js";
 import { resolveDevice } from "./resolve.js";
 import { listedNoteView, noteView } from "./views.js";
 import type { JsonObject } from "../../core/json.js";
@@ -30,9 +30,10 @@ function storeError(e: unknown): never {
 }
 
 /** `{body, payload}` of a note request; at least one is required. */
-function noteContent(body: BodyReader): { body: JsonObject | null; payload: string | null } {
-  const content = body.object("body") ?? null;
-  const payload = body.string("payload") ?? null;
+function noteContent(ctx: ProjectContext): { body: JsonObject | null; payload: string | null } {
+  const given = ctx.body(NOTE_INPUT);
+  const content = given.body ?? null;
+  const payload = given.payload ?? null;
   if (payload !== null && decodeBase64(payload) === undefined) throw errors.payloadNotBase64();
   if (content === null && (payload === null || payload === "")) throw errors.noteNeedsContent();
   return { body: content, payload: payload === "" ? null : payload };
@@ -88,7 +89,7 @@ export function registerNoteRoutes(router: HubRouter): void {
   router.project("POST", `${D}/notes/:notefileID`, "developer", async (ctx) => {
     const [device, file, kind] = await target(ctx, "write");
     if (!kind.queue) throw errors.noteIdRequired(file);
-    await notes.add(device, file, null, noteContent(ctx.body())).catch(storeError);
+    await notes.add(device, file, null, noteContent(ctx)).catch(storeError);
     return {};
   });
 
@@ -102,7 +103,7 @@ export function registerNoteRoutes(router: HubRouter): void {
       return {};
     }
     checkNoteId(noteId);
-    await notes.add(device, file, noteId, noteContent(ctx.body())).catch(storeError);
+    await notes.add(device, file, noteId, noteContent(ctx)).catch(storeError);
     return {};
   });
 
@@ -111,7 +112,7 @@ export function registerNoteRoutes(router: HubRouter): void {
     const [device, file] = await target(ctx, "write");
     const noteId = ctx.params.noteID!;
     checkNoteId(noteId);
-    await notes.update(device, file, noteId, noteContent(ctx.body())).catch(storeError);
+    await notes.update(device, file, noteId, noteContent(ctx)).catch(storeError);
     return {};
   });
 
@@ -250,7 +251,7 @@ export function registerNoteRoutes(router: HubRouter): void {
   // Delete Notefiles (all or nothing).
   router.project("DELETE", `${D}/files`, "developer", async (ctx) => {
     const device = await resolveDevice(ctx, ctx.params.deviceUID!);
-    const files = ctx.body().stringArray("files", { required: true, max: 1000 })!;
+    const files = ctx.body(DELETE_NOTEFILES).files;
     for (const file of files) hubNotefile(file, "write");
     await notes.deleteNotefiles(device, files).catch(storeError);
     return {};

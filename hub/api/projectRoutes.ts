@@ -3,6 +3,7 @@ import * as errors from "../errors.js";
 import type { ProductRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { HubRouter } from "./HubRouter.js";
+import { CREATE_PRODUCT, CREATE_PROJECT } from "./requestBodies.js";
 import { productView, projectView } from "./views.js";
 
 export const PRODUCT_UID = /^product:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$/;
@@ -25,9 +26,7 @@ export function registerProjectRoutes(router: HubRouter): void {
     "/v1/projects",
     async (ctx) => {
       if (ctx.principal.kind !== "user") throw errors.userOnly();
-      const body = ctx.body();
-      const label = body.string("label", { required: true, max: 200 })!;
-      const orgUid = body.string("billing_account_uid", { required: true })!;
+      const { label, billing_account_uid: orgUid } = ctx.body(CREATE_PROJECT);
       const org = await store.accounts.getOrganization(orgUid);
       if (!org) throw errors.billingAccountNotFound(orgUid);
       const orgRole = await store.accounts.getOrgRole(orgUid, ctx.principal.userUid);
@@ -77,12 +76,12 @@ export function registerProjectRoutes(router: HubRouter): void {
     "/v1/projects/:projectUID/products",
     "developer",
     async (ctx) => {
-      const body = ctx.body();
-      let uid = body.string("product_uid", { required: true })!.trim();
+      const body = ctx.body(CREATE_PRODUCT);
+      let uid = body.product_uid.trim();
       if (!uid.startsWith("product:")) uid = `product:${uid}`;
       if (!PRODUCT_UID.test(uid)) throw errors.invalidProductUid(uid);
-      const label = body.string("label", { required: true, max: 200 })!;
-      const fleets = body.stringArray("auto_provision_fleets", { max: 100 }) ?? null;
+      const label = body.label;
+      const fleets = body.auto_provision_fleets ?? null;
       for (const fleet of fleets ?? []) {
         const f = await store.projects.getFleet(fleet);
         if (!f || f.projectUid !== ctx.project.uid) throw errors.fleetElsewhere(fleet);
@@ -91,7 +90,7 @@ export function registerProjectRoutes(router: HubRouter): void {
         uid,
         projectUid: ctx.project.uid,
         label,
-        disableDevicesByDefault: body.boolean("disable_devices_by_default") ?? false,
+        disableDevicesByDefault: body.disable_devices_by_default ?? false,
         autoProvisionFleets: fleets,
         created: ctx.now,
       };

@@ -5,6 +5,7 @@ import { maskedSettings } from "../routing/routeSettings.js";
 import type { RouteLogFilter, RouteLogRecord, RouteRecord } from "../store/RouteStore.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import type { QueryReader } from "./QueryReader.js";
+import { checkedRouteBody, checkOlderSettings, ROUTE_BODY } from "./routeBody.js";
 import { isoTime } from "./views.js";
 
 /** Route logs per page: the definition's pageSizeParam (default 50, at most 10,000). */
@@ -117,7 +118,7 @@ export function registerRouteRoutes(router: HubRouter): void {
     "POST",
     `${P}/routes`,
     "developer",
-    async (ctx) => routeView(await routing.create(ctx.project.uid, ctx.body().fields)),
+    async (ctx) => routeView(await routing.create(ctx.project.uid, checkedRouteBody(ctx.request.body))),
     { status: 201 },
   );
 
@@ -125,7 +126,9 @@ export function registerRouteRoutes(router: HubRouter): void {
 
   router.project("PUT", `${P}/routes/:routeUID`, "developer", async (ctx) => {
     const uid = routeUidOf(ctx);
-    const body = ctx.body().fields;
+    const body = ROUTE_BODY.read(ctx.request.body);
+    // The older shape's settings object holds the fields of the stored route's schema.
+    checkOlderSettings(body, (await resolveRoute(ctx)).schema);
     const route = await routing.update(ctx.project.uid, uid, body);
     if (!route) throw errors.hubRouteNotFound(uid);
     return routeView(route);

@@ -5,6 +5,7 @@ import { DEVICE_UID } from "../devices/deviceUid.js";
 import * as errors from "../errors.js";
 import { ServiceError } from "../ServiceError.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import { WEBHOOK_EVENT } from "./requestBodies.js";
 
 /** Members not copied as given: those the hub writes itself, and those read into their own place. */
 const NOT_COPIED = new Set([
@@ -53,9 +54,8 @@ export function registerWebhookEventRoutes(router: HubRouter): void {
   const handler: Parameters<HubRouter["project"]>[3] = async (ctx) => {
     const deviceUid = ctx.params.deviceUID!;
     if (!DEVICE_UID.test(deviceUid)) throw errors.invalidDeviceUid(deviceUid);
-    const body = ctx.body();
-    const note = body.fields;
-    const file = body.string("file", { required: true })!;
+    const note = ctx.body(WEBHOOK_EVENT);
+    const file = note.file;
     const fault = notefileNameFault(file);
     if (fault) throw errors.fieldInvalid("file", `is not a notefile name (${fault})`);
     const kind = kindOfGoodName(file);
@@ -65,18 +65,9 @@ export function registerWebhookEventRoutes(router: HubRouter): void {
         "must name an outbound queue (.qo or .qos): the event stands for a device's note",
       );
     }
-    const content = body.object("body");
-    const payload = body.string("payload");
+    const { body: content, payload, when } = note;
     if (payload !== undefined && !decodeBase64(payload))
       throw errors.fieldInvalid("payload", "is not base64");
-    const when = note["when"];
-    if (
-      when !== undefined &&
-      when !== null &&
-      (typeof when !== "number" || !Number.isFinite(when) || when < 0)
-    ) {
-      throw errors.fieldType("when", "epoch seconds");
-    }
     const productUid = ctx.params.productUID!;
     let device = await store.devices.getDevice(deviceUid);
     if (device && device.projectUid !== ctx.project.uid) return elsewhere(ctx, deviceUid);

@@ -38,7 +38,10 @@ export class RouteCatalogue {
     return route && route.projectUid === projectUid ? route : undefined;
   }
 
-  /** Creates a route from a Create Route body (either definition's shape); refusals are ServiceErrors. */
+  /**
+   * Creates a route from a Create Route body (either definition's shape) whose field types have
+   * been checked (the API's schema, hub/api/routeBody.ts); refusals are ServiceErrors.
+   */
   async create(projectUid: string, body: JsonObject): Promise<RouteRecord> {
     const definition = routeFromBody(body);
     this.#checkTarget(definition);
@@ -56,7 +59,7 @@ export class RouteCatalogue {
     return route;
   }
 
-  /** Applies an Update Route body; undefined when the project has no such route. */
+  /** Applies an Update Route body (types checked, as for create); undefined when the project has no such route. */
   async update(projectUid: string, routeUid: string, body: JsonObject): Promise<RouteRecord | undefined> {
     const current = await this.get(projectUid, routeUid);
     if (!current) return undefined;

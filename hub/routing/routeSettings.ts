@@ -1,16 +1,6 @@
 import { isJsonObject, type JsonObject } from "../../core/json.js";
 import { ServiceError } from "../ServiceError.js";
-import {
-  boolOf,
-  filter,
-  headers,
-  intOf,
-  invalid,
-  str,
-  strings,
-  transform,
-  uri,
-} from "./routeFieldReaders.js";
+import { boolOf, filter, intOf, invalid, transform, uri } from "./routeFieldReaders.js";
 
 export { FILTER_TYPES, TRANSFORM_FORMATS } from "./routeFieldReaders.js";
 
@@ -18,10 +8,13 @@ export { FILTER_TYPES, TRANSFORM_FORMATS } from "./routeFieldReaders.js";
  * What a route is made of, per the current OpenAPI's `NotehubRoute`: a type, and the settings
  * object of that type's schema (`http`, `mqtt`, `aws`, ...), each schema with its own fields.
  * The older definition (client 1.0.27-beta.5) sends `route_type` and `schema` instead; both are
- * read here, the current shape is the one stored and answered.
+ * read here, the current shape is the one stored and answered. The types of every field are
+ * checked before a body comes here, by the API's schema (hub/api/routeBody.ts, built from
+ * ROUTE_SCHEMAS); here the values are normalised and checked against each other.
  */
 
-type FieldKind = "string" | "uri" | "integer" | "boolean" | "strings" | "headers" | "filter" | "transform";
+export type FieldKind =
+  "string" | "uri" | "integer" | "boolean" | "strings" | "headers" | "filter" | "transform";
 
 const COMMON = {
   filter: "filter",
@@ -219,9 +212,9 @@ export interface RouteDefinition {
 }
 
 /**
- * The settings of `schema` read from `given`, over `previous` (an update changes only the fields
- * it names). Unknown fields are dropped, as the hosted service ignores them; a secret sent back
- * as its placeholder keeps its stored value.
+ * The settings of `schema` read from `given` (its types checked by the schema), over `previous`
+ * (an update changes only the fields it names). Unknown fields are dropped, as the hosted service
+ * ignores them; a secret sent back as its placeholder keeps its stored value.
  */
 function readSettings(schema: string, given: JsonObject, previous: JsonObject | undefined): JsonObject {
   const fields = ROUTE_SCHEMAS[schema]!;
@@ -229,40 +222,22 @@ function readSettings(schema: string, given: JsonObject, previous: JsonObject | 
   for (const [name, kind] of Object.entries(fields)) {
     const value = given[name];
     if (value === undefined) continue;
-    const field = `${schema}.${name}`;
     if (value === null) {
       delete out[name];
       continue;
     }
     if (SECRET_FIELDS.has(name) && value === SECRET_PLACEHOLDER && previous?.[name] !== undefined) continue;
-    switch (kind) {
-      case "string":
-        // The older definition has the MQTT port as an integer; the current one as a string.
-        out[name] =
-          typeof value === "number" && name === "port" ? String(intOf(value, field)) : str(value, field);
-        break;
-      case "uri":
-        out[name] = uri(value, field);
-        break;
-      case "integer":
-        out[name] = intOf(value, field);
-        break;
-      case "boolean":
-        out[name] = boolOf(value, field);
-        break;
-      case "strings":
-        out[name] = strings(value, field);
-        break;
-      case "headers":
-        out[name] = headers(value, field);
-        break;
-      case "filter":
-        out[name] = filter(value, field, previous?.[name] as JsonObject | undefined);
-        break;
-      case "transform":
-        out[name] = transform(value, field, previous?.[name] as JsonObject | undefined);
-        break;
-    }
+    const before = previous?.[name] as JsonObject | undefined;
+    const read: Partial<Record<FieldKind, () => JsonObject[string]>> = {
+      // The older definition has the MQTT port as an integer; it is stored as the current text.
+      string: () => String(value),
+      uri: () => uri(value as string, `${schema}.${name}`),
+      integer: () => intOf(value),
+      boolean: () => boolOf(value),
+      filter: () => filter(value as JsonObject, before),
+      transform: () => transform(value as JsonObject, before),
+    };
+    out[name] = read[kind]?.() ?? value;
   }
   return out;
 }
@@ -292,15 +267,9 @@ function settingsOf(body: JsonObject): { schema: string; given: JsonObject } | u
   }
   if (named.length === 1) {
     const schema = named[0]!;
-    const given = body[schema];
-    if (!isJsonObject(given)) throw invalid(schema, "must be an object");
-    return { schema, given };
+    return { schema, given: body[schema] as JsonObject };
   }
-  if (body.schema !== undefined && body.schema !== null) {
-    if (!isJsonObject(body.schema)) throw invalid("schema", "must be an object");
-    return { schema: "", given: body.schema };
-  }
-  return undefined;
+  return isJsonObject(body.schema) ? { schema: "", given: body.schema } : undefined;
 }
 
 function typeOf(body: JsonObject): string | undefined {
@@ -309,33 +278,19 @@ function typeOf(body: JsonObject): string | undefined {
   if (type !== null && older !== null && type !== older) {
     throw invalid("type", "and route_type name different types");
   }
-  const value = type ?? older;
-  if (value === null) return undefined;
-  const name = str(value, type !== null ? "type" : "route_type");
-  if (ROUTE_TYPES[name] === undefined) {
-    throw invalid("type", `must be one of ${Object.keys(ROUTE_TYPES).join(", ")}`);
-  }
-  return name;
+  return (type ?? older ?? undefined) as string | undefined;
 }
 
 function common(
   body: JsonObject,
   previous?: RouteDefinition,
 ): Omit<RouteDefinition, "type" | "schema" | "settings"> {
-  let label = previous?.label ?? "";
-  if (body.label !== undefined && body.label !== null) {
-    label = str(body.label, "label");
-    if (label.length > 200) throw invalid("label", "may be at most 200 characters");
-  }
-  let notes = previous?.notes ?? null;
-  if (body.notes !== undefined) {
-    notes = body.notes === null ? null : str(body.notes, "notes");
-    if (notes !== null && notes.length > 1024) throw invalid("notes", "may be at most 1024 characters");
-  }
+  const label = (body.label ?? previous?.label ?? "") as string;
+  const notes = body.notes === undefined ? (previous?.notes ?? null) : (body.notes as string | null);
   const disabled =
     body.disabled === undefined || body.disabled === null
       ? (previous?.disabled ?? false)
-      : boolOf(body.disabled, "disabled");
+      : boolOf(body.disabled);
   return { label, notes, disabled };
 }
 

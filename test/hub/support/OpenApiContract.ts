@@ -117,6 +117,39 @@ export class OpenApiContract {
     return candidates[0];
   }
 
+  /**
+   * The JSON request body schema of `method path` in each definition that has the operation,
+   * its `$ref`s resolved (a reference met again inside itself is left as `{}`).
+   */
+  requestBodies(method: string, path: string): { spec: string; operationId: string; schema: Json }[] {
+    const out: { spec: string; operationId: string; schema: Json }[] = [];
+    for (const spec of ["current", "client"] as const) {
+      const op = this.#ops
+        .filter((o) => o.spec === spec && o.method === method && o.pattern.test(path))
+        .sort((a, b) => b.literals - a.literals)[0];
+      const content = ((op?.op.requestBody as Json | undefined)?.content ?? {}) as Json;
+      const media = content["application/json"] as Json | undefined;
+      if (!op || !media?.schema) continue;
+      const components = this.#components.get(spec) as { schemas: Json };
+      const resolve = (node: unknown, seen: string[]): unknown => {
+        if (Array.isArray(node)) return node.map((n) => resolve(n, seen));
+        if (!node || typeof node !== "object") return node;
+        const o = node as Json;
+        if (typeof o.$ref === "string") {
+          const name = o.$ref.replace("#/components/schemas/", "");
+          return seen.includes(name) ? {} : resolve(components.schemas[name], [...seen, name]);
+        }
+        return Object.fromEntries(Object.entries(o).map(([k, v]) => [k, resolve(v, seen)]));
+      };
+      out.push({
+        spec,
+        operationId: String(op.op.operationId ?? op.template),
+        schema: resolve(sanitize(media.schema), []) as Json,
+      });
+    }
+    return out;
+  }
+
   #validator(op: Operation, key: string, schema: unknown): ValidateFunction {
     const id = `${op.spec} ${op.method} ${op.template} ${key}`;
     let v = this.#validators.get(id);
