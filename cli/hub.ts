@@ -240,7 +240,7 @@ interface HubCommandOptions extends LogOptions {
 
 async function runHub(options: HubCommandOptions): Promise<void> {
   const [{ createLogger }, { SystemClock }] = await Promise.all([
-    import("./logging.js"),
+    import("../runtime/logging.js"),
     import("../runtime/SystemClock.js"),
   ]);
   const log = createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" });

@@ -9,12 +9,12 @@ import type { PtyBridge } from "../hil/links/PtyBridge.js";
 import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { DEFAULT_RX_CAPACITY } from "../hil/links/SimUartReceiver.js";
 import type { ModuleRig, ModuleRigOptions, RigPartError } from "../runtime/assembleModule.js";
-import type { Logger } from "pino";
+import type { RigNamedInputs } from "../runtime/rigInputs.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";
 import type { WorldControlServer } from "../runtime/WorldControlServer.js";
 import { decodeBase64 } from "../core/base64.js";
 import { publicKeyToPem } from "../core/Crypto.js";
-import { CliError, listenFailure, userFacing } from "./CliError.js";
+import { CliError, listenFailure } from "./CliError.js";
 import { addFlashOptions, flashDirectory, type FlashOptions } from "./flash.js";
 import { addLogOptions, parseHostPort, parseInteger, parseVariant, type LogOptions } from "./options.js";
 import {
@@ -24,7 +24,6 @@ import {
   parseSignal,
   parseSupply,
   parseVoltage,
-  readInputs,
   type ModuleInputFlags,
 } from "./moduleFlags.js";
 import { onShutdown } from "./shutdown.js";
@@ -89,68 +88,61 @@ export async function startModule(options: ModuleCommandOptions): Promise<Runnin
     import("../runtime/assembleModule.js"),
     import("../runtime/SystemClock.js"),
   ]);
-  const { rig: wanted, logger } = await moduleRigOptions(options);
+  const wanted = await moduleRigOptions(options);
   const rig = await assembleModule({ ...wanted, clock: options.clock ?? new SystemClock() }).catch(
     (error: unknown) => {
       throw cliFailure(error);
     },
   );
-  logger.level = options.logLevel;
+  if (rig.logger) rig.logger.level = options.logLevel;
   const hub = options.linkedHub ? "in process" : options.hub;
   return runningModule(rig, flashDirectory(options), hub);
 }
 
 /**
- * The flags as the options of a module's rig (all but its clock), and the module's logger: it
- * logs only warnings until the caller has every link up and sets it back to `--log-level`.
+ * The flags as the options of a module's rig (all but its clock). What they name (files, the hub,
+ * an I2C backend) the rig reads; its logger logs only warnings until the caller has every link up
+ * and sets it back to `--log-level` (`rig.logger`).
  */
 export async function moduleRigOptions(
   options: ModuleCommandOptions,
-): Promise<{ rig: Omit<ModuleRigOptions, "clock">; logger: Logger }> {
-  const [{ boardNamed, boards }, { parseI2cBackend }, { pinoModuleLog }, { createLogger }] =
-    await Promise.all([
-      import("../boards/boards.js"),
-      import("../boards/parseI2cBackend.js"),
-      import("../hil/PinoModuleLog.js"),
-      import("./logging.js"),
-    ]);
-  const logger = createLogger({ level: options.logLevel, format: options.logFormat, name: "module" });
-  // Until every link is up only warnings are logged: a mistake (a port in use, a missing tool)
-  // is then the one line the user reads, not the end of the module's start-up chatter.
-  if (logger.levelVal < logger.levels.values["warn"]!) logger.level = "warn";
-  // What the command line says itself first, then what it names (files, the hub, a board).
-  const said = { flash: flashOption(options), ...linkOptions(options), ...(await readInputs(options)) };
-  const i2c = options.i2c ? await userFacing(() => parseI2cBackend(options.i2c!)) : undefined;
+): Promise<Omit<ModuleRigOptions, "clock">> {
+  const { boardNamed, boards } = await import("../boards/boards.js");
   if (options.board && !boardNamed(options.board)) {
     throw new InvalidArgumentError(
       `unknown board ${options.board}; one of ${Object.keys(boards).join(", ")} (cardsim boards describes them)`,
     );
   }
-  if (!options.board && i2c?.i2c === "sim") {
-    throw new InvalidArgumentError(
-      "--i2c sim: the software bus has no controller outside this process; use it from the harness (cardsim/harness), or choose pigpiod or rp2040",
-    );
-  }
-  const rig: Omit<ModuleRigOptions, "clock"> = {
-    ...said,
+  return {
+    flash: flashOption(options),
+    ...linkOptions(options),
+    ...(options.linkedHub ? { hub: options.linkedHub } : {}),
+    ...(options.location ? { world: { position: options.location } } : {}),
+    named: namedInputs(options),
+    logging: { level: options.logLevel, format: options.logFormat },
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
     ...(options.board ? { board: options.board } : {}),
     ...(options.gpiodTools ? { boardOptions: { gpiodToolsDir: options.gpiodTools } } : {}),
-    ...(i2c ? { i2c } : {}),
     ...(options.sku ? { variant: options.sku } : {}),
-    log: pinoModuleLog(logger),
     timeKnown: options.timeKnown,
     maxRequestBytes: options.maxRequest,
     strictArgs: options.strict,
     trace: options.trace,
     syncAtStart: true,
-    hilLog: (message, fields) => logger.info(fields ?? {}, message),
-    onSerialStatus: ({ device, open, error }) =>
-      open
-        ? logger.info({ device }, "serial device open")
-        : logger.warn({ device, error }, "serial device gone; reopening when it is back"),
   };
-  return { rig, logger };
+}
+
+/** What the flags name rather than give: the hub's URL, a track, a discharge, an I2C backend. */
+function namedInputs(options: ModuleCommandOptions): RigNamedInputs {
+  const { hub, hubCa, product, track, trackSpeed, discharge, i2c } = options;
+  return {
+    ...(hub && !options.linkedHub
+      ? { hub: { url: hub, ca: hubCa, product, credentialsDir: options.dir } }
+      : {}),
+    ...(track ? { track: { path: track, ...(trackSpeed !== undefined ? { speed: trackSpeed } : {}) } } : {}),
+    ...(discharge !== undefined ? { discharge } : {}),
+    ...(i2c ? { i2c } : {}),
+  };
 }
 
 /** The flash directory (`--flash`, by default under `--dir`), or memory (`--no-flash`). */
@@ -202,8 +194,12 @@ export function runningModule(
   };
 }
 
-/** A part of the rig that would not start, in the user's words naming the flag that chose it. */
+/**
+ * A part of the rig that would not start, or a file or value a flag named that is wrong, in the
+ * user's words naming the flag.
+ */
 export function cliFailure(error: unknown): unknown {
+  if (error instanceof Error && error.name === "RigInputError") return new CliError(error.message);
   if (!(error instanceof Error) || error.name !== "RigPartError") return error;
   const failed = error as RigPartError;
   if (failed.address) return listenFailure(failed.cause, { flag: `--${failed.part}`, ...failed.address });

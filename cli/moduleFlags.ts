@@ -2,13 +2,11 @@ import { InvalidArgumentError } from "commander";
 import { SIGNAL_PRESETS, type SignalPreset } from "../firmware/radio/RadioConditions.js";
 import type { HubConnection } from "../runtime/SimulatedModule.js";
 import type { SupplySource } from "../runtime/supplyChange.js";
-import { CliError } from "./CliError.js";
-import { readDischargeCsv } from "./options.js";
 
-// The values of `cardsim module`'s flags, and what they name in files and on the hub, read and
-// checked: a mistake is one line naming the flag.
+// The values of `cardsim module`'s flags, checked: a mistake is one line naming the flag. What
+// they name in files and on the hub the rig reads (runtime/rigInputs.ts).
 
-/** The flags that name files and the hub. */
+/** The flags that name files and the hub (read by the rig: runtime/rigInputs.ts). */
 export interface ModuleInputFlags {
   readonly dir: string;
   /** The hub to sync with (`https://HOST:PORT`, or `http://` on loopback). */
@@ -26,18 +24,6 @@ export interface ModuleInputFlags {
   discharge?: string;
   /** `cardsim up`: the hub in this process the module syncs with (not a command-line option). */
   linkedHub?: HubConnection;
-}
-
-/** What the flags name in files and on the hub: the hub link, the track, the discharge curve. */
-export async function readInputs(options: ModuleInputFlags) {
-  const hub = options.linkedHub ?? (options.hub ? await hubConnection(options) : undefined);
-  const track = options.track ? await readTrack(options.track, options.trackSpeed) : undefined;
-  const discharge = options.discharge !== undefined ? await readDischarge(options.discharge) : undefined;
-  return {
-    ...(hub ? { hub } : {}),
-    world: { ...(options.location ? { position: options.location } : {}), ...(track ? { track } : {}) },
-    ...(discharge ? { discharge } : {}),
-  };
 }
 
 /** `LAT,LON` in degrees. */
@@ -79,82 +65,9 @@ export function parseVoltage(value: string): number {
   return n;
 }
 
-/** The `--discharge` curve: a linear model, or a CSV file read and checked (one line per mistake). */
-export async function readDischarge(spec: string) {
-  const linear = spec.trim().toLowerCase().startsWith("linear:");
-  const text = linear ? undefined : await readDischargeCsv(spec, "--discharge");
-  const { parseDischarge, parseLinearDischarge } = await import("../runtime/DischargeCurve.js");
-  if (text === undefined) {
-    try {
-      return parseLinearDischarge(spec.trim());
-    } catch (error) {
-      throw new CliError(`--discharge ${(error as Error).message}`);
-    }
-  }
-  try {
-    return parseDischarge(text);
-  } catch (error) {
-    throw new CliError(`--discharge ${spec}: ${(error as Error).message}: fix that row`);
-  }
-}
-
 export function parseFloatOption(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0)
     throw new InvalidArgumentError(`expected a positive number, got "${value}"`);
   return n;
-}
-
-/** A track file, read and checked; a bad file is the user's mistake, said in one line. */
-export async function readTrack(path: string, speed: number | undefined) {
-  const [{ readFile }, { parseTrack }] = await Promise.all([
-    import("node:fs/promises"),
-    import("../runtime/tracks/parseTrack.js"),
-  ]);
-  let text: string;
-  try {
-    text = await readFile(path, "utf8");
-  } catch (error) {
-    throw new InvalidArgumentError(
-      `--track ${path}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`,
-    );
-  }
-  try {
-    return parseTrack(text, speed !== undefined ? { speed } : {});
-  } catch (error) {
-    throw new InvalidArgumentError(`--track ${path}: ${(error as Error).message}`);
-  }
-}
-
-/** `--hub URL`: HTTPS to that hub, trusting its CA (from --hub-ca or D/credentials.json). */
-export async function hubConnection(options: ModuleInputFlags): Promise<HubConnection> {
-  const [{ readFile }, { join }, { parseHubUrl }] = await Promise.all([
-    import("node:fs/promises"),
-    import("node:path"),
-    import("../runtime/HttpsHubLink.js"),
-  ]);
-  const url = options.hub!;
-  try {
-    parseHubUrl(url);
-  } catch (error) {
-    throw new InvalidArgumentError(`--hub: ${(error as Error).message}`);
-  }
-  let credentials: { ca_cert?: string | null; product_uid?: string } = {};
-  try {
-    credentials = JSON.parse(
-      await readFile(join(options.dir, "credentials.json"), "utf8"),
-    ) as typeof credentials;
-  } catch {
-    // No local hub's credentials: --hub-ca and --product (or the host's hub.set product) say it.
-  }
-  const ca = options.hubCa ?? credentials.ca_cert ?? undefined;
-  const product = options.product ?? credentials.product_uid;
-  if (ca !== undefined) {
-    try {
-      await readFile(ca);
-    } catch {
-      throw new InvalidArgumentError(`--hub-ca ${ca}: cannot read the hub's CA certificate`);
-    }
-  }
-  return { url, ...(ca ? { ca } : {}), ...(product ? { product } : {}) };
 }

@@ -1,6 +1,8 @@
 import { InvalidArgumentError, type Command } from "commander";
 import { resolveVariant, VARIANTS, type Variant } from "../firmware/Variant.js";
-import { CliError } from "./CliError.js";
+import { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel } from "../runtime/logLevels.js";
+
+export { LOG_FORMATS, LOG_LEVELS, type LogFormat, type LogLevel };
 
 /** Parses `HOST:PORT` (`:PORT` and `PORT` mean loopback). */
 export function parseHostPort(value: string): { host: string; port: number } {
@@ -30,9 +32,6 @@ export function parseInteger(value: string): number {
   return n;
 }
 
-export const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
-
 export function parseLogLevel(value: string): LogLevel {
   const level = value.trim().toLowerCase();
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
@@ -40,9 +39,6 @@ export function parseLogLevel(value: string): LogLevel {
   }
   return level as LogLevel;
 }
-
-export const LOG_FORMATS = ["auto", "pretty", "json"] as const;
-export type LogFormat = (typeof LOG_FORMATS)[number];
 
 export function parseLogFormat(value: string): LogFormat {
   const format = value.trim().toLowerCase();
@@ -74,17 +70,4 @@ export function addLogOptions<C extends { option: Command["option"] }>(command: 
     "auto",
   );
   return command;
-}
-
-/**
- * The text of a discharge CSV named on the command line; a file that cannot be read is one line
- * starting with `label` (`--discharge`, `cardsim world discharge`) that says what to give.
- */
-export async function readDischargeCsv(spec: string, label: string): Promise<string> {
-  const { readFile } = await import("node:fs/promises");
-  return readFile(spec, "utf8").catch((error: NodeJS.ErrnoException) => {
-    throw new CliError(
-      `${label} ${spec}: ${error.code === "ENOENT" ? "no such file" : (error.code ?? error.message)} (give a CSV of time,volts or linear:FROM-TO/TIME)`,
-    );
-  });
 }

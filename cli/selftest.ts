@@ -62,7 +62,7 @@ export function registerSelftestCommand(program: Command): void {
       ] = await Promise.all([
         import("../boards/boards.js"),
         import("../boards/buildBoard.js"),
-        import("../boards/parseI2cBackend.js"),
+        import("../runtime/parseI2cBackend.js"),
         import("../runtime/SystemClock.js"),
         import("../harness/RigSelfTest.js"),
       ]);

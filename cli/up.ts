@@ -39,7 +39,7 @@ export function registerUpCommand(program: Command): void {
       .addOption(new Option("--hub-rate-limit <LIMITS>").argParser(parseRateLimitOption).hideHelp()),
   ).action(async (options: UpOptions) => {
     const [{ createLogger }, { SystemClock }, { startLocal }] = await Promise.all([
-      import("./logging.js"),
+      import("../runtime/logging.js"),
       import("../runtime/SystemClock.js"),
       import("../runtime/startLocal.js"),
     ]);
@@ -56,7 +56,7 @@ export function registerUpCommand(program: Command): void {
     );
     // The module always serves TCP here: `cardsim req` talks to it there. It is linked to the hub
     // in this process, and its first session (awaited) provisions it into the hub's project.
-    const { rig, logger } = await moduleRigOptions(options);
+    const rig = await moduleRigOptions(options);
     const local = await startLocal({
       dir: options.dir,
       clock: new SystemClock(),
@@ -65,7 +65,7 @@ export function registerUpCommand(program: Command): void {
     }).catch((error: unknown) => {
       throw cliFailure(hubFailure(error, flags));
     });
-    logger.level = options.logLevel;
+    if (local.rig.logger) local.rig.logger.level = options.logLevel;
     const { hub } = local;
     const running = runningModule(local.rig, flashDirectory(options), "in process");
     onShutdown(

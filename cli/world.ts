@@ -1,6 +1,6 @@
 import type { Command } from "commander";
 import { CliError } from "./CliError.js";
-import { parseHostPort, readDischargeCsv } from "./options.js";
+import { parseHostPort } from "./options.js";
 
 /** Where `cardsim module --control` is usually asked to listen, and where `cardsim world` looks. */
 export const DEFAULT_CONTROL = "127.0.0.1:9601";
@@ -124,7 +124,7 @@ async function partChangeFor(what: string[]): Promise<PartChange | undefined> {
       // A CSV is read here and sent as text: the module may run on another machine.
       return {
         path: "/supply",
-        body: { discharge: await readDischargeCsv(spec, "cardsim world discharge") },
+        body: { discharge: await dischargeCsv(spec) },
       };
     }
     default:
@@ -202,4 +202,12 @@ async function changeFor(
     default:
       throw usage();
   }
+}
+
+/** A discharge CSV for `cardsim world discharge`; one that cannot be read is the user's to fix. */
+async function dischargeCsv(spec: string): Promise<string> {
+  const { readDischargeCsv } = await import("../runtime/rigInputs.js");
+  return readDischargeCsv(spec, "cardsim world discharge").catch((error: Error) => {
+    throw new CliError(error.message);
+  });
 }

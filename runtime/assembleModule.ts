@@ -18,7 +18,10 @@ import type { PtyBridge } from "../hil/links/PtyBridge.js";
 import type { SerialDeviceServer } from "../hil/links/SerialDeviceServer.js";
 import { SimUart } from "../hil/links/SimUart.js";
 import { ModuleLinkServer } from "../hil/ModuleLinkServer.js";
+import type { Logger } from "pino";
 import type { DischargeCurve, DischargePlayer } from "./DischargeCurve.js";
+import type { LogFormat, LogLevel } from "./logLevels.js";
+import { readNamedInputs, type RigNamedInputs } from "./rigInputs.js";
 import { SimulatedModule, type SimulatedModuleOptions } from "./SimulatedModule.js";
 import type { SupplySource } from "./supplyChange.js";
 import { WebCryptoCrypto } from "./WebCryptoCrypto.js";
@@ -49,6 +52,13 @@ export interface ModuleRigOptions extends Pick<
   | "hub"
 > {
   readonly clock: Clock;
+  /**
+   * What the command line names rather than gives (a hub URL, a track or discharge file, an I2C
+   * backend's text): read and checked first, they stand for `hub`, `world.track`, `discharge`, `i2c`.
+   */
+  readonly named?: RigNamedInputs;
+  /** Log through a pino logger of this level and format (`log`, `hilLog`, `onSerialStatus`). */
+  readonly logging?: { readonly level: LogLevel; readonly format: LogFormat };
   /**
    * Seeds the module's identity, keys and randomness: the same seed makes the same DeviceUID.
    * Without one the identity is random (keys and randomness from the operating system), made at
@@ -114,6 +124,8 @@ export interface ModuleRig {
   readonly control?: WorldControlServer;
   /** The discharge curves played on the supply (with `discharge` or `control`). */
   readonly discharge?: DischargePlayer;
+  /** The logger made for `logging`: at most warnings until the caller sets its level. */
+  readonly logger?: Logger;
   /** Stops everything, the last part started first. */
   close(): Promise<void>;
 }
@@ -144,7 +156,8 @@ async function part<T>(name: RigPartError["part"], work: () => T | Promise<T>, a
 type Closers = (() => Promise<void> | void)[];
 
 /** Builds and starts a module and the parts around it; a part that fails stops those started. */
-export async function assembleModule(options: ModuleRigOptions): Promise<ModuleRig> {
+export async function assembleModule(given: ModuleRigOptions): Promise<ModuleRig> {
+  const options = await resolved(given);
   const closers: Closers = [];
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();
@@ -165,12 +178,27 @@ export async function assembleModule(options: ModuleRigOptions): Promise<ModuleR
       ...links,
       ...(control ? { control } : {}),
       ...(discharge ? { discharge } : {}),
+      ...(options.logger ? { logger: options.logger } : {}),
       close,
     };
   } catch (error) {
     await close().catch(() => undefined);
     throw error;
   }
+}
+
+/** The options with what they name read, and with the logger `logging` asks for. */
+async function resolved(options: ModuleRigOptions): Promise<ModuleRigOptions & { logger?: Logger }> {
+  const read = options.named ? await readNamedInputs(options.named, options.board !== undefined) : {};
+  const logs = options.logging ? (await import("./logging.js")).moduleLogger(options.logging) : {};
+  return {
+    ...options,
+    ...logs,
+    ...(read.hub ? { hub: read.hub } : {}),
+    ...(read.discharge ? { discharge: read.discharge } : {}),
+    ...(read.i2c ? { i2c: read.i2c } : {}),
+    ...(read.track ? { world: { ...options.world, track: read.track } } : {}),
+  };
 }
 
 /** The board first: the module's ATTN output, AUX pins and the host's lines are its GPIO lines. */

@@ -114,7 +114,7 @@ describe("buildBoard", () => {
 
 describe("--i2c values", () => {
   it("parses every backend and rejects the rest", async () => {
-    const { parseI2cBackend } = await import("../../boards/parseI2cBackend.js");
+    const { parseI2cBackend } = await import("../../runtime/parseI2cBackend.js");
     expect(parseI2cBackend("sim")).toEqual({ i2c: "sim" });
     expect(parseI2cBackend("sim:bsc")).toEqual({ i2c: "sim", simProfile: "bsc" });
     expect(parseI2cBackend("pigpiod")).toEqual({ i2c: "pigpiod-bsc", pigpiod: {} });

@@ -1,5 +1,5 @@
 import { I2C_PROFILES } from "../hil/i2c/I2cHardwareProfile.js";
-import type { BoardRigOptions } from "./buildBoard.js";
+import type { BoardRigOptions } from "../boards/buildBoard.js";
 
 /**
  * Reads the `--i2c BACKEND` command-line value into board options:
