@@ -1,4 +1,4 @@
-import { createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 
 /** What a challenge carries besides its proof: the bytes of the `hello` exchange that made it. */
@@ -28,7 +28,8 @@ export const CHALLENGE_TEXT_LENGTH = (TOTAL_BYTES / 3) * 4;
  * its earlier challenges are unknown.
  */
 export class SyncChallenges {
-  readonly #key: Uint8Array;
+  /** Prepared once: an HMAC keyed with a KeyObject skips the key's import at every challenge. */
+  readonly #key: KeyObject;
   /** Challenges spent by a successful `open`, until they expire. */
   readonly #spent = new Map<string, number>();
 
@@ -36,7 +37,7 @@ export class SyncChallenges {
     readonly ttlMs: number,
     key: Uint8Array = new Uint8Array(randomBytes(32)),
   ) {
-    this.#key = key;
+    this.#key = createSecretKey(key);
   }
 
   /** A new challenge for the device and product, good until `now + ttlMs`. */
