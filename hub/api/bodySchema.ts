@@ -210,6 +210,9 @@ export class BodySchema<T> {
   }
 }
 
+/** What a body schema answers once a body passed it. */
+export type Checked<S> = S extends BodySchema<infer T> ? T : never;
+
 /** A body of the given fields; members it does not name are kept, unchecked (the hosted service ignores them). */
 export function body<F extends Fields>(fields: F): BodySchema<BodyOf<F>> {
   return new BodySchema<BodyOf<F>>(objectSchema(fields));

@@ -1,5 +1,5 @@
 import * as errors from "../errors.js";
-import type { BodySchema } from "./bodySchema.js";
+import type { Checked } from "./bodySchema.js";
 import { newFleet, type FleetRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import type { HubRouter } from "./HubRouter.js";
@@ -10,7 +10,7 @@ import { fleetView } from "./views.js";
 type FleetSettings = Partial<Omit<FleetRecord, "uid" | "projectUid" | "created">>;
 
 /** The settable fields of a fleet body (create and update share them), checked by its schema. */
-function fleetSettings(body: typeof CREATE_FLEET extends BodySchema<infer T> ? T : never): FleetSettings {
+function fleetSettings(body: Checked<typeof CREATE_FLEET>): FleetSettings {
   const out: FleetSettings = {};
   const label = body.label;
   if (label !== undefined) {
