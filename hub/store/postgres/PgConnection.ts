@@ -1,0 +1,238 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import { createHash } from "node:crypto";
+import pg from "pg";
+import type { TransactionOptions } from "../HubStore.js";
+import { migrate } from "./pgMigrations.js";
+
+/** One open transaction: the outermost (holding the pool's client), or a savepoint nested in it. */
+interface Frame {
+  readonly client: pg.PoolClient;
+  readonly parent: Frame | undefined;
+  readonly depth: number;
+  readonly afterCommit: (() => void)[];
+  /** Store calls and nested units of this frame run one at a time on its client. */
+  tail: Promise<unknown>;
+}
+
+/** Serialisation failures and deadlocks: the outermost transaction is run again. */
+const RETRYABLE = new Set(["40001", "40P01"]);
+const MAX_ATTEMPTS = 5;
+/** Distinct statement texts prepared by name (see `#name`). */
+const MAX_NAMED = 1000;
+
+// bigint (count(*), BIGINT columns) and numeric (sum, avg) as JavaScript numbers: the hub's
+// values (epoch ms, counters) are well inside 2^53.
+const NUMBER_TYPES = new Set([20, 1700]);
+const types = {
+  getTypeParser: ((oid: number, format?: string) =>
+    NUMBER_TYPES.has(oid)
+      ? (text: string) => Number(text)
+      : pg.types.getTypeParser(oid, format as "text")) as typeof pg.types.getTypeParser,
+};
+
+/** `?` placeholders (the SQL shared with SQLite) as PostgreSQL's `$1, $2, ...`. */
+export function numbered(sql: string): string {
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+/** A row-returning query's result: rows and how many rows a write touched. */
+export interface PgResult<T> {
+  rows: T[];
+  rowCount: number;
+}
+
+/**
+ * A pool of connections to one PostgreSQL database (one pool per process), the schema migrated
+ * at open. Every query is a prepared statement (named by a digest of its text). Transactions
+ * span awaited store calls: the transaction's client follows the asynchronous context
+ * (AsyncLocalStorage), so calls made by its work join it, and a transaction begun inside one is a
+ * savepoint of it. Calls outside a transaction each take a client of the pool for the one
+ * statement (or their own short transaction, see `atomic`).
+ */
+export class PgConnection {
+  readonly #context = new AsyncLocalStorage<Frame>();
+  readonly #names = new Map<string, string>();
+  #closed = false;
+
+  private constructor(readonly pool: pg.Pool) {}
+
+  /** Connects, checks the server answers, and migrates. Throws `PgConfigError` for bad settings. */
+  static async open(url: string, options: { max?: number } = {}): Promise<PgConnection> {
+    const pool = new pg.Pool({
+      connectionString: url,
+      max: options.max ?? 10,
+      types,
+      connectionTimeoutMillis: 10_000,
+      idleTimeoutMillis: 30_000,
+    });
+    // An idle client that loses its server (a restart) is dropped by the pool: not a crash.
+    pool.on("error", () => undefined);
+    const connection = new PgConnection(pool);
+    try {
+      await migrate(connection);
+    } catch (error) {
+      await pool.end().catch(() => undefined);
+      throw error;
+    }
+    return connection;
+  }
+
+  /**
+   * The prepared statement's name for `text`. Filtered listings build texts by their filters: past
+   * MAX_NAMED distinct texts the rest run unnamed (parsed each time) rather than each connection
+   * keeping ever more statements.
+   */
+  #name(text: string): string | undefined {
+    let name = this.#names.get(text);
+    if (!name && this.#names.size < MAX_NAMED) {
+      name = `h${createHash("sha1").update(text).digest("hex").slice(0, 20)}`;
+      this.#names.set(text, name);
+    }
+    return name;
+  }
+
+  /** The innermost transaction the running code belongs to. */
+  get #frame(): Frame | undefined {
+    return this.#context.getStore();
+  }
+
+  get inTransaction(): boolean {
+    return this.#frame !== undefined;
+  }
+
+  /** Runs one statement (`?` or `$n` placeholders): in the caller's transaction, else on any client. */
+  async query<T>(text: string, params: readonly unknown[] = []): Promise<PgResult<T>> {
+    const sql = text.includes("?") ? numbered(text) : text;
+    const config = { name: this.#name(sql), text: sql, values: params as unknown[] };
+    const frame = this.#frame;
+    if (!frame) {
+      const result = await this.pool.query(config);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+    }
+    return this.#onFrame(frame, async () => {
+      const result = await frame.client.query(config);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+    });
+  }
+
+  /** Runs `work` when the frame's earlier calls have ended (one client runs one query at a time). */
+  #onFrame<T>(frame: Frame, work: () => Promise<T>): Promise<T> {
+    const run = frame.tail.then(work, work);
+    frame.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  async get<T>(text: string, ...params: unknown[]): Promise<T | undefined> {
+    return (await this.query<T>(text, params)).rows[0];
+  }
+
+  async all<T>(text: string, ...params: unknown[]): Promise<T[]> {
+    return (await this.query<T>(text, params)).rows;
+  }
+
+  /** A write; how many rows it touched. */
+  async run(text: string, ...params: unknown[]): Promise<number> {
+    return (await this.query(text, params)).rowCount;
+  }
+
+  /**
+   * Several statements of one store method as one unit: its own transaction outside one, a
+   * savepoint inside one (so that a refusal part-way undoes only the method's part).
+   */
+  atomic<T>(work: () => Promise<T>): Promise<T> {
+    return this.transaction(work);
+  }
+
+  /** See HubStore.transaction. */
+  async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
+    const parent = this.#frame;
+    if (parent) return this.#nested(parent, work);
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.#outermost(work, options.durable === true);
+      } catch (error) {
+        const code = (error as { code?: string }).code;
+        if (!code || !RETRYABLE.has(code) || attempt >= MAX_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  async #outermost<T>(work: () => Promise<T>, durable: boolean): Promise<T> {
+    if (this.#closed) throw new Error("the hub store is closed");
+    const client = await this.pool.connect();
+    const frame: Frame = { client, parent: undefined, depth: 0, afterCommit: [], tail: Promise.resolve() };
+    // A client whose connection failed (no SQLSTATE) is not given back to the pool.
+    let broken = false;
+    try {
+      await client.query("BEGIN");
+      // A durable commit waits for the server's disk even where synchronous_commit is off.
+      if (durable) await client.query("SET LOCAL synchronous_commit = on");
+      let result: T;
+      try {
+        result = await this.#context.run(frame, work);
+        await frame.tail;
+      } catch (error) {
+        await frame.tail;
+        await client.query("ROLLBACK").catch(() => (broken = true));
+        throw error;
+      }
+      await client.query("COMMIT");
+      for (const action of frame.afterCommit) {
+        try {
+          this.#context.exit(action);
+        } catch {
+          // Actions handle their own errors; the commit stands and the other actions run.
+        }
+      }
+      return result;
+    } catch (error) {
+      if ((error as { code?: string }).code === undefined) broken = true;
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  }
+
+  /** A unit inside `parent`: a savepoint, rolled back alone when its work throws. */
+  async #nested<T>(parent: Frame, work: () => Promise<T>): Promise<T> {
+    const depth = parent.depth + 1;
+    const frame: Frame = {
+      client: parent.client,
+      parent,
+      depth,
+      afterCommit: [],
+      tail: Promise.resolve(),
+    };
+    // Units started side by side run one after the other, each on the parent's turn.
+    return this.#onFrame(parent, async () => {
+      await parent.client.query(`SAVEPOINT hub_tx_${depth}`);
+      let result: T;
+      try {
+        result = await this.#context.run(frame, work);
+        await frame.tail;
+      } catch (error) {
+        await frame.tail;
+        await parent.client.query(`ROLLBACK TO SAVEPOINT hub_tx_${depth}`);
+        await parent.client.query(`RELEASE SAVEPOINT hub_tx_${depth}`);
+        throw error;
+      }
+      await parent.client.query(`RELEASE SAVEPOINT hub_tx_${depth}`);
+      parent.afterCommit.push(...frame.afterCommit);
+      return result;
+    });
+  }
+
+  /** See HubStore.afterCommit. */
+  afterCommit(action: () => void): void {
+    const frame = this.#frame;
+    if (frame) frame.afterCommit.push(action);
+    else action();
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    await this.pool.end();
+  }
+}

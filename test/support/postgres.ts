@@ -1,0 +1,131 @@
+import { execFileSync, spawnSync } from "node:child_process";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import pg from "pg";
+
+/**
+ * A PostgreSQL server for the tests that run the hub store on PostgreSQL: the one named by
+ * CARDSIM_TEST_POSTGRES (a URL whose user may create databases), or a throwaway cluster this
+ * process starts with the server binaries (`initdb` in a temporary folder, listening on a Unix
+ * socket there only, stopped when the process exits). Without either the tests skip with
+ * POSTGRES_SKIP_MESSAGE; under CI=true they fail instead.
+ */
+export const POSTGRES_SKIP_MESSAGE =
+  "PostgreSQL tests skipped: install the server (apt-get install postgresql) or set CARDSIM_TEST_POSTGRES=postgres://user:pass@host:port/db";
+
+const BIN_DIRS = ["/usr/lib/postgresql", "/usr/local/pgsql/bin", "/opt/homebrew/bin", "/usr/local/bin"];
+
+/** The folder holding initdb and pg_ctl, newest version first; undefined when not installed. */
+export function postgresBinaries(): string | undefined {
+  const debian = "/usr/lib/postgresql";
+  if (existsSync(debian)) {
+    const versions = readdirSync(debian)
+      .filter((v) => existsSync(join(debian, v, "bin", "initdb")))
+      .sort((a, b) => Number(b) - Number(a));
+    if (versions.length > 0) return join(debian, versions[0]!, "bin");
+  }
+  return BIN_DIRS.slice(1).find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
+}
+
+/** Runs a server binary as an unprivileged user when this process is root (initdb refuses root). */
+function runAs(bin: string, args: string[]): void {
+  const root = process.getuid?.() === 0;
+  const [command, argv] = root ? ["runuser", ["-u", "postgres", "--", bin, ...args]] : [bin, args];
+  const result = spawnSync(command, argv, { encoding: "utf8" });
+  if (result.status !== 0) {
+    throw new Error(`${bin} ${args.join(" ")} failed: ${result.stderr || result.stdout || result.error}`);
+  }
+}
+
+interface Cluster {
+  /** Admin URL of the server (a database the tests may create others beside). */
+  url: string;
+  stop(): void;
+}
+
+let cluster: Cluster | undefined;
+
+function startCluster(bin: string): Cluster {
+  const dir = mkdtempSync(join(tmpdir(), "cardsim-pg-"));
+  chmodSync(dir, 0o777);
+  const data = join(dir, "data");
+  if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
+  runAs(join(bin, "initdb"), [
+    "-D",
+    data,
+    "-A",
+    "trust",
+    "-U",
+    "postgres",
+    "-E",
+    "UTF8",
+    "--locale=C",
+    "--no-sync",
+  ]);
+  const options = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  runAs(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-w", "-s", "-l", join(dir, "log"), "start"]);
+  const stop = (): void => {
+    try {
+      runAs(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "-s", "stop"]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  };
+  process.once("exit", stop);
+  return { url: `postgres://postgres@${encodeURIComponent(dir)}/postgres`, stop };
+}
+
+/**
+ * The admin URL of the tests' server (starting a cluster on first use), or undefined when there
+ * is none to be had (the caller skips with POSTGRES_SKIP_MESSAGE). Under CI=true a missing server
+ * throws.
+ */
+export function testPostgresUrl(): string | undefined {
+  const given = process.env["CARDSIM_TEST_POSTGRES"];
+  if (given) return given;
+  if (cluster) return cluster.url;
+  const bin = postgresBinaries();
+  if (!bin) {
+    if (process.env["CI"] === "true") {
+      throw new Error(`CI=true but no PostgreSQL server: ${POSTGRES_SKIP_MESSAGE}`);
+    }
+    return undefined;
+  }
+  cluster = startCluster(bin);
+  return cluster.url;
+}
+
+let databases = 0;
+
+/** A new, empty database on the tests' server; its URL. */
+export async function createTestDatabase(adminUrl: string): Promise<string> {
+  const name = `cardsim_test_${process.pid}_${++databases}`;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`CREATE DATABASE ${name}`);
+  } finally {
+    await client.end();
+  }
+  return withDatabase(adminUrl, name);
+}
+
+/** `url` naming database `name` instead (a socket folder given as host stays as it is). */
+export function withDatabase(url: string, name: string): string {
+  const at = url.lastIndexOf("/");
+  const query = url.indexOf("?", at);
+  return `${url.slice(0, at + 1)}${name}${query >= 0 ? url.slice(query) : ""}`;
+}
+
+/** Drops a database made by createTestDatabase (the store using it must be closed). */
+export async function dropTestDatabase(adminUrl: string, url: string): Promise<void> {
+  const name = url.slice(url.lastIndexOf("/") + 1).split("?")[0]!;
+  const client = new pg.Client({ connectionString: adminUrl });
+  await client.connect();
+  try {
+    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  } finally {
+    await client.end();
+  }
+}
