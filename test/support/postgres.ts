@@ -98,18 +98,41 @@ export function testPostgresUrl(): string | undefined {
 
 let databases = 0;
 
-/** A new, empty database on the tests' server; its URL. */
-export async function createTestDatabase(adminUrl: string): Promise<string> {
-  const name = `cardsim_test_${process.pid}_${++databases}`;
+async function adminQuery(adminUrl: string, sql: string): Promise<void> {
   const client = new pg.Client({ connectionString: adminUrl });
   await client.connect();
   try {
-    await client.query(`CREATE DATABASE ${name}`);
+    await client.query(sql);
   } finally {
     await client.end();
   }
+}
+
+/**
+ * A new database on the tests' server; its URL. With `template` (a function preparing a database,
+ * e.g. migrating it), the database is a copy of one prepared once per process (copying is much
+ * faster than migrating).
+ */
+export async function createTestDatabase(
+  adminUrl: string,
+  template?: (url: string) => Promise<void>,
+): Promise<string> {
+  const name = `cardsim_test_${process.pid}_${++databases}`;
+  let from = "";
+  if (template) {
+    const templateName = `cardsim_template_${process.pid}`;
+    templates ??= (async () => {
+      await adminQuery(adminUrl, `CREATE DATABASE ${templateName}`);
+      await template(withDatabase(adminUrl, templateName));
+    })();
+    await templates;
+    from = ` TEMPLATE ${templateName}`;
+  }
+  await adminQuery(adminUrl, `CREATE DATABASE ${name}${from}`);
   return withDatabase(adminUrl, name);
 }
+
+let templates: Promise<void> | undefined;
 
 /** `url` naming database `name` instead (a socket folder given as host stays as it is). */
 export function withDatabase(url: string, name: string): string {
@@ -121,11 +144,5 @@ export function withDatabase(url: string, name: string): string {
 /** Drops a database made by createTestDatabase (the store using it must be closed). */
 export async function dropTestDatabase(adminUrl: string, url: string): Promise<void> {
   const name = url.slice(url.lastIndexOf("/") + 1).split("?")[0]!;
-  const client = new pg.Client({ connectionString: adminUrl });
-  await client.connect();
-  try {
-    await client.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
-  } finally {
-    await client.end();
-  }
+  await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
