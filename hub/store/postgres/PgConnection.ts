@@ -12,6 +12,11 @@ interface Frame {
   readonly afterCommit: (() => void)[];
   /** Store calls and nested units of this frame run one at a time on its client. */
   tail: Promise<unknown>;
+  /**
+   * A statement of this frame failed: PostgreSQL has aborted the transaction (up to the frame's
+   * savepoint), so however the work goes on it is rolled back when it ends and this thrown.
+   */
+  doomed?: { readonly error: unknown };
 }
 
 /** Serialisation failures and deadlocks: the outermost transaction is run again. */
@@ -111,8 +116,13 @@ export class PgConnection {
       return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
     }
     return this.#onFrame(frame, async () => {
-      const result = await frame.client.query(config);
-      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+      try {
+        const result = await frame.client.query(config);
+        return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+      } catch (error) {
+        frame.doomed ??= { error };
+        throw error;
+      }
     });
   }
 
@@ -172,6 +182,7 @@ export class PgConnection {
       try {
         result = await this.#context.run(frame, work);
         await frame.tail;
+        if (frame.doomed) throw frame.doomed.error;
       } catch (error) {
         await frame.tail;
         await client.query("ROLLBACK").catch(() => (broken = true));
@@ -211,6 +222,7 @@ export class PgConnection {
       try {
         result = await this.#context.run(frame, work);
         await frame.tail;
+        if (frame.doomed) throw frame.doomed.error;
       } catch (error) {
         await frame.tail;
         await parent.client.query(`ROLLBACK TO SAVEPOINT hub_tx_${depth}`);
