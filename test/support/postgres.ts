@@ -1,5 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
@@ -46,16 +46,24 @@ interface Cluster {
 
 let cluster: Cluster | undefined;
 
+/** The superuser's password of a cluster the tests start. */
+export const TEST_PASSWORD = "cardsim-test";
+
 function startCluster(bin: string): Cluster {
   const dir = mkdtempSync(join(tmpdir(), "cardsim-pg-"));
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
   if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
+  // Passwords are checked (scram), as on a real server: a test can give a wrong one.
+  const pwfile = join(dir, "pw");
+  writeFileSync(pwfile, `${TEST_PASSWORD}\n`, { mode: 0o644 });
   runAs(join(bin, "initdb"), [
     "-D",
     data,
     "-A",
-    "trust",
+    "scram-sha-256",
+    "--pwfile",
+    pwfile,
     "-U",
     "postgres",
     "-E",
@@ -73,7 +81,7 @@ function startCluster(bin: string): Cluster {
     }
   };
   process.once("exit", stop);
-  return { url: `postgres://postgres@${encodeURIComponent(dir)}/postgres`, stop };
+  return { url: `postgres://postgres:${TEST_PASSWORD}@${encodeURIComponent(dir)}/postgres`, stop };
 }
 
 /**
