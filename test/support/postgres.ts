@@ -154,3 +154,12 @@ export async function dropTestDatabase(adminUrl: string, url: string): Promise<v
   const name = url.slice(url.lastIndexOf("/") + 1).split("?")[0]!;
   await adminQuery(adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
+
+/**
+ * A new, empty database on the tests' server (see testPostgresUrl), or undefined without one
+ * (the caller skips with POSTGRES_SKIP_MESSAGE).
+ */
+export async function freshTestDatabase(): Promise<string | undefined> {
+  const admin = testPostgresUrl();
+  return admin === undefined ? undefined : createTestDatabase(admin);
+}
