@@ -1,20 +1,35 @@
 import { execFileSync, spawnSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 
 /**
  * A PostgreSQL server for the tests that run the hub store on PostgreSQL: the one named by
- * CARDSIM_TEST_POSTGRES (a URL whose user may create databases), or a throwaway cluster this
- * process starts with the server binaries (`initdb` in a temporary folder, listening on a Unix
- * socket there only, stopped when the process exits). Without either the tests skip with
- * POSTGRES_SKIP_MESSAGE; under CI=true they fail instead.
+ * CARDSIM_TEST_POSTGRES (a URL whose user may create databases), or a throwaway cluster started
+ * with the server binaries (`initdb` in a temporary folder, listening on a Unix socket there only).
+ * One cluster serves a whole vitest run: the first test process that needs it starts it in the
+ * folder test/support/postgresCluster.ts (vitest's globalSetup) made, the others use it, and the
+ * global teardown stops it (a process run outside vitest starts and stops its own). Without a
+ * server the tests skip with POSTGRES_SKIP_MESSAGE; under CI=true they fail instead.
  */
 export const POSTGRES_SKIP_MESSAGE =
   "PostgreSQL tests skipped: install the server (apt-get install postgresql) or set CARDSIM_TEST_POSTGRES=postgres://user:pass@host:port/db";
 
-const BIN_DIRS = ["/usr/lib/postgresql", "/usr/local/pgsql/bin", "/opt/homebrew/bin", "/usr/local/bin"];
+/** The folder globalSetup made for the run's cluster (an environment variable the workers inherit). */
+export const SHARED_CLUSTER_ENV = "CARDSIM_TEST_PG_FOLDER";
+
+const BIN_DIRS = ["/usr/local/pgsql/bin", "/opt/homebrew/bin", "/usr/local/bin"];
 
 /** The folder holding initdb and pg_ctl, newest version first; undefined when not installed. */
 export function postgresBinaries(): string | undefined {
@@ -25,7 +40,7 @@ export function postgresBinaries(): string | undefined {
       .sort((a, b) => Number(b) - Number(a));
     if (versions.length > 0) return join(debian, versions[0]!, "bin");
   }
-  return BIN_DIRS.slice(1).find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
+  return BIN_DIRS.find((dir) => existsSync(join(dir, "initdb")) && existsSync(join(dir, "pg_ctl")));
 }
 
 /** Runs a server binary as an unprivileged user when this process is root (initdb refuses root). */
@@ -38,19 +53,11 @@ function runAs(bin: string, args: string[]): void {
   }
 }
 
-interface Cluster {
-  /** Admin URL of the server (a database the tests may create others beside). */
-  url: string;
-  stop(): void;
-}
-
-let cluster: Cluster | undefined;
-
 /** The superuser's password of a cluster the tests start. */
 export const TEST_PASSWORD = "cardsim-test";
 
-function startCluster(bin: string): Cluster {
-  const dir = mkdtempSync(join(tmpdir(), "cardsim-pg-"));
+/** Starts a cluster in `dir` (its data in dir/data, its socket in dir); returns its admin URL. */
+function startCluster(bin: string, dir: string): string {
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
   if (process.getuid?.() === 0) execFileSync("chown", ["postgres", dir]);
@@ -71,28 +78,65 @@ function startCluster(bin: string): Cluster {
     "--locale=C",
     "--no-sync",
   ]);
-  const options = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off`;
+  const options = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
   runAs(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-w", "-s", "-l", join(dir, "log"), "start"]);
-  const stop = (): void => {
-    try {
-      runAs(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "-s", "stop"]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-    }
-  };
-  process.once("exit", stop);
-  return { url: `postgres://postgres:${TEST_PASSWORD}@${encodeURIComponent(dir)}/postgres`, stop };
+  return `postgres://postgres:${TEST_PASSWORD}@${encodeURIComponent(dir)}/postgres`;
 }
 
+/** Stops a cluster started in `dir` (if one was) and removes the folder. */
+export function stopCluster(dir: string): void {
+  const bin = postgresBinaries();
+  try {
+    if (bin && existsSync(join(dir, "data", "postmaster.pid"))) {
+      runAs(join(bin, "pg_ctl"), ["-D", join(dir, "data"), "-m", "immediate", "-w", "-s", "stop"]);
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** Blocks this thread for `ms` (the wait for another process's cluster, at collection time). */
+const pause = (ms: number): void => void Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, ms);
+
 /**
- * The admin URL of the tests' server (starting a cluster on first use), or undefined when there
+ * The run's cluster in `dir`: started by whichever process gets there first (it makes dir/lock),
+ * its URL then in dir/url (or why it failed in dir/error) for the others.
+ */
+function sharedCluster(bin: string, dir: string): string {
+  const urlFile = join(dir, "url");
+  const errorFile = join(dir, "error");
+  try {
+    mkdirSync(join(dir, "lock"));
+  } catch {
+    for (let waited = 0; waited < 120_000; waited += 50) {
+      if (existsSync(urlFile)) return readFileSync(urlFile, "utf8");
+      if (existsSync(errorFile)) throw new Error(readFileSync(errorFile, "utf8"));
+      pause(50);
+    }
+    throw new Error(`the tests' PostgreSQL cluster in ${dir} did not start within two minutes`);
+  }
+  try {
+    const url = startCluster(bin, dir);
+    writeFileSync(`${urlFile}.tmp`, url);
+    renameSync(`${urlFile}.tmp`, urlFile);
+    return url;
+  } catch (error) {
+    writeFileSync(errorFile, String(error));
+    throw error;
+  }
+}
+
+let url: string | undefined;
+
+/**
+ * The admin URL of the tests' server (starting the cluster on first use), or undefined when there
  * is none to be had (the caller skips with POSTGRES_SKIP_MESSAGE). Under CI=true a missing server
  * throws.
  */
 export function testPostgresUrl(): string | undefined {
   const given = process.env["CARDSIM_TEST_POSTGRES"];
   if (given) return given;
-  if (cluster) return cluster.url;
+  if (url) return url;
   const bin = postgresBinaries();
   if (!bin) {
     if (process.env["CI"] === "true") {
@@ -100,8 +144,15 @@ export function testPostgresUrl(): string | undefined {
     }
     return undefined;
   }
-  cluster = startCluster(bin);
-  return cluster.url;
+  const shared = process.env[SHARED_CLUSTER_ENV];
+  if (shared && existsSync(shared)) {
+    url = sharedCluster(bin, shared);
+  } else {
+    const own = mkdtempSync(join(tmpdir(), "cardsim-pg-"));
+    url = startCluster(bin, own);
+    process.once("exit", () => stopCluster(own));
+  }
+  return url;
 }
 
 let databases = 0;
