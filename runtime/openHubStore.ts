@@ -121,14 +121,18 @@ export function postgresFailure(error: unknown, url: string): unknown {
 /**
  * Opens (creating and migrating as needed) the hub store at `location`: a location, what
  * `--store` says (see parseStoreLocation), or a state directory. Bad settings throw
- * StoreConfigError, one line saying what to do.
+ * StoreConfigError, one line saying what to do. `onRetry` is told when a server store asks again
+ * for a connection it lost (it retries with backoff).
  */
-export async function openHubStore(location: string | StoreLocation): Promise<HubStore> {
+export async function openHubStore(
+  location: string | StoreLocation,
+  options: { onRetry?: (message: string) => void } = {},
+): Promise<HubStore> {
   const where = typeof location === "string" ? parseStoreLocation(location) : location;
   if (where.kind === "postgres") {
     const { PgHubStore } = await import("../hub/store/postgres/PgHubStore.js");
     try {
-      return await PgHubStore.open(where.url);
+      return await PgHubStore.open(where.url, options.onRetry ? { onRetry: options.onRetry } : {});
     } catch (error) {
       throw postgresFailure(error, where.url);
     }

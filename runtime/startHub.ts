@@ -271,7 +271,8 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
           kind: "sqlite" as const,
           path: options.database === "memory" ? ":memory:" : join(options.dir, "hub.db"),
         });
-  const store = await openHubStore(location);
+  const log = options.log;
+  const store = await openHubStore(location, log ? { onRetry: (message) => log.warn(message) } : {});
 
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;

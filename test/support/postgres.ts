@@ -56,7 +56,7 @@ function runAs(bin: string, args: string[]): void {
 /** The superuser's password of a cluster the tests start. */
 export const TEST_PASSWORD = "cardsim-test";
 
-/** Starts a cluster in `dir` (its data in dir/data, its socket in dir); returns its admin URL. */
+/** Creates a cluster in `dir` (its data in dir/data, its socket in dir) and starts it; its admin URL. */
 function startCluster(bin: string, dir: string): string {
   chmodSync(dir, 0o777);
   const data = join(dir, "data");
@@ -78,9 +78,46 @@ function startCluster(bin: string, dir: string): string {
     "--locale=C",
     "--no-sync",
   ]);
-  const options = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
-  runAs(join(bin, "pg_ctl"), ["-D", data, "-o", options, "-w", "-s", "-l", join(dir, "log"), "start"]);
+  serverUp(bin, dir);
   return `postgres://postgres:${TEST_PASSWORD}@${encodeURIComponent(dir)}/postgres`;
+}
+
+/** Starts the server of the cluster in `dir` (made by startCluster). */
+function serverUp(bin: string, dir: string): void {
+  const options = `-k ${dir} -c listen_addresses='' -c fsync=off -c synchronous_commit=off -c full_page_writes=off -c max_connections=300`;
+  runAs(join(bin, "pg_ctl"), [
+    "-D",
+    join(dir, "data"),
+    "-o",
+    options,
+    "-w",
+    "-s",
+    "-l",
+    join(dir, "log"),
+    "start",
+  ]);
+}
+
+/** Stops the server of the cluster in `dir`, its data kept. */
+function serverDown(bin: string, dir: string): void {
+  runAs(join(bin, "pg_ctl"), ["-D", join(dir, "data"), "-m", "fast", "-w", "-s", "stop"]);
+}
+
+/**
+ * A cluster of the test's own (not the run's shared one), which it may stop and start again
+ * (`down`, `up`); undefined without the server binaries. `remove` stops it and deletes it.
+ */
+export function privateCluster(): { url: string; down(): void; up(): void; remove(): void } | undefined {
+  const bin = postgresBinaries();
+  if (!bin) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), "cardsim-pg-own-"));
+  const url = startCluster(bin, dir);
+  return {
+    url,
+    down: () => serverDown(bin, dir),
+    up: () => serverUp(bin, dir),
+    remove: () => stopCluster(dir),
+  };
 }
 
 /** Stops a cluster started in `dir` (if one was) and removes the folder. */

@@ -22,6 +22,31 @@ interface Frame {
 /** Serialisation failures and deadlocks: the outermost transaction is run again. */
 const RETRYABLE = new Set(["40001", "40P01"]);
 const MAX_ATTEMPTS = 5;
+/** How long a connection is asked for again while the server gives none (see `#connect`). */
+const RECONNECT_MS = 60_000;
+
+/**
+ * The connection failed, not the statement: a socket error (it has a `syscall`), the driver's
+ * word for a connection that ended, a connection exception from the server (class 08), or the
+ * server shutting down or starting (57P01, 57P02, 57P03). A refusal of the statement (any other
+ * SQLSTATE) or an error of the caller's own is not.
+ */
+function lostConnection(error: unknown): boolean {
+  if (typeof error !== "object" || error === null) return false;
+  if (error instanceof pg.DatabaseError) {
+    const code = error.code ?? "";
+    return code.startsWith("08") || ["57P01", "57P02", "57P03"].includes(code);
+  }
+  if ("syscall" in error) return true;
+  const message = error instanceof Error ? error.message : "";
+  return /Connection terminated|connection error|not queryable|timeout exceeded when trying to connect/i.test(
+    message,
+  );
+}
+
+/** Errors of a COMMIT whose answer was lost (see `#reconnecting`). */
+const COMMIT_LOST = new WeakSet<object>();
+
 /** Distinct statement texts prepared by name (see `#name`). */
 const MAX_NAMED = 1000;
 
@@ -60,10 +85,20 @@ export class PgConnection {
   readonly #names = new Map<string, string>();
   #closed = false;
 
-  private constructor(readonly pool: pg.Pool) {}
+  private constructor(
+    readonly pool: pg.Pool,
+    readonly onRetry: ((message: string) => void) | undefined,
+  ) {}
 
-  /** Connects, checks the server answers, and migrates. Throws `PgConfigError` for bad settings. */
-  static async open(url: string, options: { max?: number } = {}): Promise<PgConnection> {
+  /**
+   * Connects and migrates (a failure is thrown as it is: runtime/openHubStore words it). Later, a
+   * connection the server does not give (it restarts, the network is away) is asked for again with
+   * backoff for up to RECONNECT_MS, each wait reported through `onRetry`.
+   */
+  static async open(
+    url: string,
+    options: { max?: number; onRetry?: (message: string) => void } = {},
+  ): Promise<PgConnection> {
     const pool = new pg.Pool({
       connectionString: url,
       max: options.max ?? 10,
@@ -71,9 +106,11 @@ export class PgConnection {
       connectionTimeoutMillis: 10_000,
       idleTimeoutMillis: 30_000,
     });
-    // An idle client that loses its server (a restart) is dropped by the pool: not a crash.
+    // A client that loses its server (a restart) says so as an "error" event, idle in the pool or
+    // checked out between statements: not a crash (its next statement fails, and is run again).
     pool.on("error", () => undefined);
-    const connection = new PgConnection(pool);
+    pool.on("connect", (client) => client.on("error", () => undefined));
+    const connection = new PgConnection(pool, options.onRetry);
     try {
       await migrate(connection);
     } catch (error) {
@@ -112,8 +149,19 @@ export class PgConnection {
     const config = { name: this.#name(sql), text: sql, values: params as unknown[] };
     const frame = this.#frame;
     if (!frame) {
-      const result = await this.pool.query(config);
-      return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+      return this.#reconnecting(async () => {
+        const client = await this.#connect();
+        let broken = false;
+        try {
+          const result = await client.query(config);
+          return { rows: result.rows as T[], rowCount: result.rowCount ?? 0 };
+        } catch (error) {
+          broken = lostConnection(error);
+          throw error;
+        } finally {
+          client.release(broken);
+        }
+      });
     }
     return this.#onFrame(frame, async () => {
       try {
@@ -124,6 +172,27 @@ export class PgConnection {
         throw error;
       }
     });
+  }
+
+  /**
+   * A client of the pool. While the server gives none (it is restarting, the network is away) it
+   * is asked again after 0.1, 0.2, 0.4 ... up to 5 s, for RECONNECT_MS in all: nothing has been
+   * sent yet, so no write can be lost or made twice by asking again.
+   */
+  async #connect(): Promise<pg.PoolClient> {
+    const started = Date.now();
+    for (let delay = 100; ; delay = Math.min(delay * 2, 5000)) {
+      try {
+        return await this.pool.connect();
+      } catch (error) {
+        if (this.#closed || !lostConnection(error) || Date.now() - started + delay > RECONNECT_MS)
+          throw error;
+        this.onRetry?.(
+          `hub store: lost the connection to PostgreSQL (${(error as Error).message}); trying again in ${delay} ms`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
+      }
+    }
   }
 
   /** Runs `work` when the frame's earlier calls have ended (one client runs one query at a time). */
@@ -158,26 +227,55 @@ export class PgConnection {
   async transaction<T>(work: () => Promise<T>, options: TransactionOptions = {}): Promise<T> {
     const parent = this.#frame;
     if (parent) return this.#nested(parent, work);
-    for (let attempt = 1; ; attempt++) {
+    return this.#reconnecting(async () => {
+      for (let attempt = 1; ; attempt++) {
+        try {
+          return await this.#outermost(work, options.durable === true);
+        } catch (error) {
+          const code = (error as { code?: string }).code;
+          if (!code || !RETRYABLE.has(code) || attempt >= MAX_ATTEMPTS) throw error;
+        }
+      }
+    });
+  }
+
+  /**
+   * Runs `attempt` again, after a backoff (0.1, 0.2, 0.4 ... up to 5 s; RECONNECT_MS in all, each
+   * wait reported), when its connection was lost before anything could have committed: a plain
+   * statement on a connection the server had closed (a restart), or a transaction before its
+   * COMMIT was sent (the server rolled it back). A COMMIT whose answer was lost is not run again.
+   */
+  async #reconnecting<T>(attempt: () => Promise<T>): Promise<T> {
+    const started = Date.now();
+    for (let delay = 100; ; delay = Math.min(delay * 2, 5000)) {
       try {
-        return await this.#outermost(work, options.durable === true);
+        return await attempt();
       } catch (error) {
-        const code = (error as { code?: string }).code;
-        if (!code || !RETRYABLE.has(code) || attempt >= MAX_ATTEMPTS) throw error;
+        if (this.#closed || !lostConnection(error) || COMMIT_LOST.has(error as object)) throw error;
+        if (Date.now() - started + delay > RECONNECT_MS) throw error;
+        this.onRetry?.(
+          `hub store: lost the connection to PostgreSQL (${(error as Error).message}); trying again in ${delay} ms`,
+        );
+        await new Promise((resolve) => setTimeout(resolve, delay));
       }
     }
   }
 
   async #outermost<T>(work: () => Promise<T>, durable: boolean): Promise<T> {
     if (this.#closed) throw new Error("the hub store is closed");
-    const client = await this.pool.connect();
+    const client = await this.#connect();
     const frame: Frame = { client, parent: undefined, depth: 0, afterCommit: [], tail: Promise.resolve() };
-    // A client whose connection failed (no SQLSTATE) is not given back to the pool.
+    // A client whose connection failed is not given back to the pool.
     let broken = false;
+    const control = (sql: string): Promise<unknown> =>
+      client.query(sql).catch((error: unknown) => {
+        if (lostConnection(error)) broken = true;
+        throw error;
+      });
     try {
-      await client.query("BEGIN");
+      await control("BEGIN");
       // A durable commit waits for the server's disk even where synchronous_commit is off.
-      if (durable) await client.query("SET LOCAL synchronous_commit = on");
+      if (durable) await control("SET LOCAL synchronous_commit = on");
       let result: T;
       try {
         result = await this.#context.run(frame, work);
@@ -185,10 +283,14 @@ export class PgConnection {
         if (frame.doomed) throw frame.doomed.error;
       } catch (error) {
         await frame.tail;
-        await client.query("ROLLBACK").catch(() => (broken = true));
+        await control("ROLLBACK").catch(() => (broken = true));
         throw error;
       }
-      await client.query("COMMIT");
+      await control("COMMIT").catch((error: unknown) => {
+        // Committed or not, no one can tell: never run again.
+        if (typeof error === "object" && error !== null) COMMIT_LOST.add(error);
+        throw error;
+      });
       for (const action of frame.afterCommit) {
         try {
           this.#context.exit(action);
@@ -197,9 +299,6 @@ export class PgConnection {
         }
       }
       return result;
-    } catch (error) {
-      if ((error as { code?: string }).code === undefined) broken = true;
-      throw error;
     } finally {
       client.release(broken);
     }

@@ -38,9 +38,18 @@ export class PgHubStore implements HubStore {
     this.firmware = new PgFirmwareStore(sql);
   }
 
-  /** Connects to the database at `url` (postgres://user:pass@host:port/db) and migrates it. */
-  static async open(url: string, options: { poolSize?: number } = {}): Promise<PgHubStore> {
-    const connection = await PgConnection.open(url, { max: options.poolSize });
+  /**
+   * Connects to the database at `url` (postgres://user:pass@host:port/db) and migrates it.
+   * `onRetry` is told each time a lost connection is asked for again (see PgConnection).
+   */
+  static async open(
+    url: string,
+    options: { poolSize?: number; onRetry?: (message: string) => void } = {},
+  ): Promise<PgHubStore> {
+    const connection = await PgConnection.open(url, {
+      ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
+      ...(options.onRetry ? { onRetry: options.onRetry } : {}),
+    });
     return new PgHubStore(connection);
   }
 
