@@ -1,20 +1,17 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
 import { DEFAULT_HELLO_LIMITS, parseHelloLimits, type HelloLimits } from "../hub/sync/HelloThrottle.js";
 import type { DeviceAuth } from "../hub/sync/SyncService.js";
-import type { BootstrapState } from "../hub/bootstrap.js";
 import type { RouteTargetPolicy } from "../hub/routing/RouteTargets.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
-import type { HubStore } from "../hub/store/HubStore.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
 import type { ListenError, RunningHub, StartHubOptions } from "../runtime/startHub.js";
 import { CliError, listenFailure } from "./CliError.js";
 import { addLogOptions, type LogOptions } from "./options.js";
 import { onShutdown } from "./shutdown.js";
+import { STORE_HELP, storeFailure, storeSetting, withStore } from "./hubStore.js";
 
 // The hub (fastify, SQLite) is loaded when a command runs, not for --help.
 
@@ -76,25 +73,6 @@ export function describeRouteTargets(policy: RouteTargetPolicy): string {
     : "public addresses only (route targets: public-only; no loopback, private, link-local or metadata addresses)";
 }
 
-export const STORE_HELP =
-  "where the hub keeps its records: postgres://user:pass@host:port/db, sqlite:PATH, or a directory (default: --dir's hub.db; also CARDSIM_STORE)";
-
-/**
- * The store `--store` (or, without it, CARDSIM_STORE) names, checked; undefined for the default
- * (the state directory's hub.db). A malformed one is said in one line.
- */
-export async function storeSetting(flag: string | undefined): Promise<string | undefined> {
-  const value = flag ?? process.env["CARDSIM_STORE"];
-  if (value === undefined || value === "") return undefined;
-  const { parseStoreLocation } = await import("../runtime/openHubStore.js");
-  try {
-    parseStoreLocation(value);
-  } catch (error) {
-    throw new CliError((error as Error).message);
-  }
-  return value;
-}
-
 const RATE_LIMIT_HELP = `API requests per billing account: off, hosted (${HOSTED_RATE_LIMITS.perMinute}/min and ${HOSTED_RATE_LIMITS.perDay}/day, as the hosted service), or like "60/min,5000/day"`;
 
 /** The `--listen` and `--tls-listen` flags that chose the hub's addresses. */
@@ -134,8 +112,7 @@ export async function hubStartOptions(
 
 /** The hub could not listen: an address in use or not this machine's, naming the flag. */
 export function hubFailure(error: unknown, flags: HubListenFlags): unknown {
-  if (error instanceof Error && error.name === "StoreConfigError") return new CliError(error.message);
-  if (!(error instanceof Error) || error.name !== "ListenError") return error;
+  if (!(error instanceof Error) || error.name !== "ListenError") return storeFailure(error);
   const failed = error as ListenError;
   return listenFailure(failed, {
     flag: failed.server === "http" ? flags.listen : flags.tlsListen,
@@ -173,49 +150,6 @@ export function parseExpiry(text: string, now: number): number | null {
     throw new CliError(`--expires "${text}" is not 30d, 12h, 90m, an ISO date-time or never`);
   if (at <= now) throw new CliError(`--expires ${text} is in the past: give a later time`);
   return at;
-}
-
-/**
- * Opens the hub store a hub has already started on: the one `store` names (--store or
- * CARDSIM_STORE), else the state directory's hub.db.
- */
-async function openStartedStore(
-  dir: string,
-  store: string | undefined,
-): Promise<{ store: HubStore; state: BootstrapState }> {
-  const where = store ?? dir;
-  if (store === undefined && !existsSync(join(dir, "hub.db")))
-    throw new CliError(`no hub in ${dir}: start one there first with "cardsim hub --dir ${dir}"`);
-  const [{ openHubStore }, { bootstrapState }] = await Promise.all([
-    import("../runtime/openHubStore.js"),
-    import("../hub/bootstrap.js"),
-  ]);
-  const opened = await openHubStore(store ?? { kind: "sqlite", path: join(dir, "hub.db") }).catch(
-    (error: unknown) => {
-      throw hubFailure(error, { listen: "--listen", tlsListen: "--tls-listen" });
-    },
-  );
-  const state = await bootstrapState(opened);
-  if (!state) {
-    await opened.close();
-    throw new CliError(
-      `the hub in ${where} has not finished its first start: start it once with "cardsim hub${store ? ` --store ${store}` : ` --dir ${dir}`}"`,
-    );
-  }
-  return { store: opened, state };
-}
-
-async function withStore<T>(
-  hub: Command,
-  work: (store: HubStore, state: BootstrapState) => Promise<T>,
-): Promise<T> {
-  const { dir, store: flag } = hub.opts() as { dir: string; store?: string };
-  const { store, state } = await openStartedStore(dir, await storeSetting(flag));
-  try {
-    return await work(store, state);
-  } finally {
-    await store.close();
-  }
 }
 
 function tokenLine(t: AccessTokenRecord, username: string, now: number): string {

@@ -2,7 +2,8 @@ import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
 import { flashDirectory } from "./flash.js";
-import { describeHub, hubFailure, hubStartOptions, parseRateLimitOption, STORE_HELP } from "./hub.js";
+import { describeHub, hubFailure, hubStartOptions, parseRateLimitOption } from "./hub.js";
+import { STORE_HELP } from "./hubStore.js";
 import {
   addModuleOptions,
   cliFailure,

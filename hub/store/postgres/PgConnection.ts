@@ -112,7 +112,7 @@ export class PgConnection {
     pool.on("connect", (client) => client.on("error", () => undefined));
     const connection = new PgConnection(pool, options.onRetry);
     try {
-      await migrate(connection);
+      await migrate(pool);
     } catch (error) {
       await pool.end().catch(() => undefined);
       throw error;

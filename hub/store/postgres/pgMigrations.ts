@@ -1,4 +1,4 @@
-import type { PgConnection } from "./PgConnection.js";
+import type pg from "pg";
 
 /**
  * The PostgreSQL schema, migration by migration; `schema_version` records how many ran. Never edit
@@ -383,8 +383,8 @@ export class SchemaTooNewError extends Error {
 const MIGRATION_LOCK = 0x63617264;
 
 /** Applies the migrations not yet applied, each in its own transaction; refuses a newer schema. */
-export async function migrate(connection: PgConnection): Promise<void> {
-  const client = await connection.pool.connect();
+export async function migrate(pool: pg.Pool): Promise<void> {
+  const client = await pool.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     try {
