@@ -32,6 +32,8 @@ const shared = {
   hookTimeout: 30_000,
   pool: "forks" as const,
   setupFiles: ["test/support/fastCheckSeed.ts"],
+  // The run's PostgreSQL cluster, started by the first test that needs one (test/support/postgres.ts).
+  globalSetup: ["test/support/postgresCluster.ts"],
 };
 
 export default defineConfig({

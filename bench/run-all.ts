@@ -14,6 +14,7 @@ const benches = [
   "hub-api",
   "fleet-boot",
   "sync",
+  "postgres",
   "clock",
   "routes",
   "dfu",

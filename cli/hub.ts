@@ -1,20 +1,17 @@
-import { existsSync } from "node:fs";
-import { join } from "node:path";
 import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
 import { DEFAULT_HELLO_LIMITS, parseHelloLimits, type HelloLimits } from "../hub/sync/HelloThrottle.js";
 import type { DeviceAuth } from "../hub/sync/SyncService.js";
-import type { BootstrapState } from "../hub/bootstrap.js";
 import type { RouteTargetPolicy } from "../hub/routing/RouteTargets.js";
 import type { AccessTokenRecord, ProjectRole } from "../hub/store/records.js";
-import type { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
 import type { ListenError, RunningHub, StartHubOptions } from "../runtime/startHub.js";
 import { CliError, listenFailure } from "./CliError.js";
 import { addLogOptions, type LogOptions } from "./options.js";
 import { onShutdown } from "./shutdown.js";
+import { STORE_HELP, storeFailure, storeSetting, withStore } from "./hubStore.js";
 
 // The hub (fastify, SQLite) is loaded when a command runs, not for --help.
 
@@ -105,12 +102,17 @@ export async function hubStartOptions(
       throw new CliError((error as Error).message);
     }
   }
-  return { ...options, tlsListen: off ? false : options.tlsListen };
+  const store = await storeSetting(typeof options.store === "string" ? options.store : undefined);
+  return {
+    ...options,
+    ...(store !== undefined ? { store } : {}),
+    tlsListen: off ? false : options.tlsListen,
+  };
 }
 
 /** The hub could not listen: an address in use or not this machine's, naming the flag. */
 export function hubFailure(error: unknown, flags: HubListenFlags): unknown {
-  if (!(error instanceof Error) || error.name !== "ListenError") return error;
+  if (!(error instanceof Error) || error.name !== "ListenError") return storeFailure(error);
   const failed = error as ListenError;
   return listenFailure(failed, {
     flag: failed.server === "http" ? flags.listen : flags.tlsListen,
@@ -150,38 +152,6 @@ export function parseExpiry(text: string, now: number): number | null {
   return at;
 }
 
-/** Opens the hub database of a state directory that a hub has already started in. */
-async function openHubStore(dir: string): Promise<{ store: SqliteHubStore; state: BootstrapState }> {
-  const path = join(dir, "hub.db");
-  if (!existsSync(path))
-    throw new CliError(`no hub in ${dir}: start one there first with "cardsim hub --dir ${dir}"`);
-  const [{ SqliteHubStore }, { bootstrapState }] = await Promise.all([
-    import("../hub/store/sqlite/SqliteHubStore.js"),
-    import("../hub/bootstrap.js"),
-  ]);
-  const store = new SqliteHubStore(path);
-  const state = await bootstrapState(store);
-  if (!state) {
-    await store.close();
-    throw new CliError(
-      `the hub in ${dir} has not finished its first start: start it once with "cardsim hub --dir ${dir}"`,
-    );
-  }
-  return { store, state };
-}
-
-async function withStore<T>(
-  dir: string,
-  work: (store: SqliteHubStore, state: Awaited<ReturnType<typeof openHubStore>>["state"]) => Promise<T>,
-): Promise<T> {
-  const { store, state } = await openHubStore(dir);
-  try {
-    return await work(store, state);
-  } finally {
-    await store.close();
-  }
-}
-
 function tokenLine(t: AccessTokenRecord, username: string, now: number): string {
   const state = t.suspended ? "suspended" : t.expires !== null && t.expires <= now ? "expired" : "active";
   const expires = t.expires === null ? "never" : new Date(t.expires).toISOString();
@@ -219,6 +189,7 @@ export function describeHub(hub: RunningHub, dir: string): string {
     `  token        ${c.token}`,
     `  login        ${c.username} (password in the credentials file)`,
     `  credentials  ${hub.credentialsPath} (mode 0600)`,
+    `  store        ${hub.storeLocation}`,
     `  rate limit   ${describeRateLimits(hub.rateLimits)}`,
     `  device auth  ${describeDeviceAuth(hub.deviceAuth)}`,
     `  routes to    ${describeRouteTargets(hub.routeTargets)}`,
@@ -228,6 +199,7 @@ export function describeHub(hub: RunningHub, dir: string): string {
 
 interface HubCommandOptions extends LogOptions {
   dir: string;
+  store?: string;
   listen: string;
   tlsListen: string;
   rateLimit: RateLimits | false;
@@ -247,6 +219,7 @@ async function runHub(options: HubCommandOptions): Promise<void> {
   const hub = await startHubFor(
     {
       dir: options.dir,
+      ...(options.store !== undefined ? { store: options.store } : {}),
       listen: options.listen,
       tlsListen: options.tlsListen,
       rateLimits: options.rateLimit,
@@ -273,6 +246,7 @@ export function registerHubCommand(program: Command): void {
     .command("hub")
     .description("run the local hub (HTTP API on --listen, HTTPS on --tls-listen); manage its credentials")
     .option("--dir <D>", "state directory (database, certificates, credentials.json)", DEFAULT_DIR)
+    .option("--store <URL>", STORE_HELP)
     .option("--listen <HOST:PORT>", "plain HTTP address", DEFAULT_LISTEN)
     .option("--tls-listen <HOST:PORT>", 'HTTPS address, or "off"', DEFAULT_TLS_LISTEN)
     .addOption(
@@ -301,8 +275,7 @@ export function registerHubCommand(program: Command): void {
     );
   addLogOptions(hub).action((options: HubCommandOptions) => runHub(options));
 
-  // --dir is the hub command's option, so it may stand before or after a subcommand's name.
-  const dirOf = (command: Command): string => (command.opts() as { dir: string }).dir;
+  // --dir and --store are the hub command's options: they may stand before or after a subcommand's name.
 
   const token = hub.command("token").description("personal access tokens");
   token
@@ -313,7 +286,7 @@ export function registerHubCommand(program: Command): void {
     .option("--expires <WHEN>", "30d, 12h, 90m, an ISO date-time, or never", "never")
     .option("--user <USERNAME>", "owner of the token (default: the admin)")
     .action((o) =>
-      withStore(dirOf(hub), async (store, state) => {
+      withStore(hub, async (store, state) => {
         const [{ SystemClock }, { HubIds }, { createPersonalAccessToken }] = await Promise.all([
           import("../runtime/SystemClock.js"),
           import("../hub/HubIds.js"),
@@ -341,7 +314,7 @@ export function registerHubCommand(program: Command): void {
     .description("list personal access tokens (never their secrets)")
     .option("--json", "print JSON")
     .action((o) =>
-      withStore(dirOf(hub), async (store) => {
+      withStore(hub, async (store) => {
         const now = Date.now();
         const users = new Map((await store.accounts.listUsers()).map((u) => [u.uid, u.username]));
         const tokens = await store.credentials.listTokens("pat");
@@ -372,7 +345,7 @@ export function registerHubCommand(program: Command): void {
       .command(`${name} <uid>`)
       .description(what)
       .action((uid: string) =>
-        withStore(dirOf(hub), async (store) => {
+        withStore(hub, async (store) => {
           const t = await store.credentials.getToken(uid);
           if (!t || t.kind !== "pat")
             throw new CliError(`no personal access token ${uid}: "cardsim hub token list" shows them`);
@@ -386,7 +359,7 @@ export function registerHubCommand(program: Command): void {
     .command("delete <uid>")
     .description("delete a token (it stops working at once)")
     .action((uid: string) =>
-      withStore(dirOf(hub), async (store) => {
+      withStore(hub, async (store) => {
         const t = await store.credentials.getToken(uid);
         if (!t || t.kind !== "pat")
           throw new CliError(`no personal access token ${uid}: "cardsim hub token list" shows them`);
@@ -404,7 +377,7 @@ export function registerHubCommand(program: Command): void {
     .option("--role <ROLE>", "viewer, developer or owner", "developer")
     .option("--name <NAME>", "what the client is for", "cli")
     .action((o) =>
-      withStore(dirOf(hub), async (store, state) => {
+      withStore(hub, async (store, state) => {
         if (!(PROJECT_ROLES as readonly string[]).includes(o.role)) {
           throw new CliError(`--role must be one of ${PROJECT_ROLES.join(", ")}`);
         }
@@ -443,7 +416,7 @@ export function registerHubCommand(program: Command): void {
     .option("--role <ROLE>", "viewer, developer or owner in that project", "viewer")
     .option("--staff", "service staff (may write global descriptions)")
     .action((username: string, o) =>
-      withStore(dirOf(hub), async (store, state) => {
+      withStore(hub, async (store, state) => {
         if (!(PROJECT_ROLES as readonly string[]).includes(o.role)) {
           throw new CliError(`--role must be one of ${PROJECT_ROLES.join(", ")}`);
         }

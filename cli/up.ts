@@ -3,6 +3,7 @@ import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
 import { flashDirectory } from "./flash.js";
 import { describeHub, hubFailure, hubStartOptions, parseRateLimitOption } from "./hub.js";
+import { STORE_HELP } from "./hubStore.js";
 import {
   addModuleOptions,
   cliFailure,
@@ -18,6 +19,7 @@ import { parseHostPort } from "./options.js";
 import { onShutdown } from "./shutdown.js";
 
 interface UpOptions extends ModuleCommandOptions {
+  store?: string;
   hubListen: string;
   hubTlsListen: string;
   rateLimit?: RateLimits | false;
@@ -29,6 +31,7 @@ export function registerUpCommand(program: Command): void {
     program
       .command("up")
       .description("run the local hub and one module (the default `npm start`)")
+      .option("--store <URL>", STORE_HELP)
       .option("--hub-listen <HOST:PORT>", "the hub's HTTP API address", DEFAULT_LISTEN)
       .option("--hub-tls-listen <HOST:PORT>", 'the hub\'s HTTPS API address, or "off"', DEFAULT_TLS_LISTEN)
       .option(
@@ -47,6 +50,7 @@ export function registerUpCommand(program: Command): void {
     const hubOptions = await hubStartOptions(
       {
         dir: options.dir,
+        ...(options.store !== undefined ? { store: options.store } : {}),
         listen: options.hubListen,
         tlsListen: options.hubTlsListen,
         rateLimits: options.rateLimit ?? options.hubRateLimit ?? false,

@@ -3,7 +3,8 @@ import { SeededRandom } from "../core/SeededRandom.js";
 import { bootstrapHub } from "../hub/bootstrap.js";
 import { HubIds } from "../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../hub/HubServices.js";
-import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
+import type { HubStore } from "../hub/store/HubStore.js";
+import { openHubStore, type StoreLocation } from "./openHubStore.js";
 import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import type { HubConnection } from "./SimulatedModule.js";
 
@@ -13,6 +14,8 @@ export interface InProcessHubOptions {
   readonly seed?: number | string;
   /** Told of a fault while handling a sync message (default: none). */
   readonly onSyncFault?: (error: unknown, type: string) => void;
+  /** Where the hub keeps its records (openHubStore); default a private in-memory SQLite database. */
+  readonly store?: string | StoreLocation;
 }
 
 /**
@@ -25,13 +28,13 @@ export interface InProcessHubOptions {
 export class InProcessHub {
   private constructor(
     readonly services: HubServices,
-    readonly store: SqliteHubStore,
+    readonly store: HubStore,
     readonly projectUid: string,
     readonly productUid: string,
   ) {}
 
   static async start(options: InProcessHubOptions): Promise<InProcessHub> {
-    const store = new SqliteHubStore(":memory:");
+    const store = await openHubStore(options.store ?? { kind: "sqlite", path: ":memory:" });
     const ids = new HubIds(new SeededRandom(options.seed ?? 11));
     const services = createHubServices({
       store,

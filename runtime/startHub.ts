@@ -27,7 +27,12 @@ import { classifyAddress } from "../hub/routing/addressClass.js";
 import type { ListeningAddress, RouteTargetPolicy } from "../hub/routing/RouteTargets.js";
 import type { RouteLogRetention } from "../hub/store/RouteStore.js";
 import type { HubStore } from "../hub/store/HubStore.js";
-import { SqliteHubStore } from "../hub/store/sqlite/SqliteHubStore.js";
+import {
+  describeStoreLocation,
+  openHubStore,
+  parseStoreLocation,
+  type StoreLocation,
+} from "./openHubStore.js";
 import { CertificateAuthority, certificateCovers } from "../hub/tls/CertificateAuthority.js";
 
 export { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "./hubDefaults.js";
@@ -64,6 +69,11 @@ export interface StartHubOptions {
    */
   database?: "file" | "memory";
   /**
+   * Where the hub keeps its records instead (runtime/openHubStore: a postgres:// URL, sqlite:PATH
+   * or a directory); `dir` still holds the TLS material and credentials.
+   */
+  store?: string | StoreLocation;
+  /**
    * Whom the device sync lets in: `tofu` (default: trust on first use, a device's first key is
    * kept) or `pinned` (only devices whose key was pinned through the API).
    */
@@ -94,6 +104,8 @@ export interface RunningHub {
   /** The route target policy in force. */
   readonly routeTargets: RouteTargetPolicy;
   readonly store: HubStore;
+  /** Where the store is, as it may be shown (a URL's password hidden). */
+  readonly storeLocation: string;
   readonly app: FastifyInstance;
   readonly services: HubServices;
   /** Stops listening, finishes in-flight requests, closes the database. Safe to call twice. */
@@ -252,7 +264,15 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
   // The hub's own addresses, known once it listens: routes may not point at them.
   const listening: ListeningAddress[] = [];
   await mkdir(options.dir, { recursive: true, mode: 0o700 });
-  const store = new SqliteHubStore(options.database === "memory" ? ":memory:" : join(options.dir, "hub.db"));
+  const location =
+    typeof options.store === "string"
+      ? parseStoreLocation(options.store)
+      : (options.store ?? {
+          kind: "sqlite" as const,
+          path: options.database === "memory" ? ":memory:" : join(options.dir, "hub.db"),
+        });
+  const log = options.log;
+  const store = await openHubStore(location, log ? { onRetry: (message) => log.warn(message) } : {});
 
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;
@@ -370,6 +390,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
       deviceAuth: options.deviceAuth ?? "tofu",
       routeTargets,
       store,
+      storeLocation: describeStoreLocation(location),
       app: finalApp,
       services: built.services,
       close() {

@@ -2,7 +2,7 @@ import type { AccountStore } from "../HubStore.js";
 import type { OrganizationRecord, OrgRole, UserRecord } from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
 
-interface UserRow {
+export interface UserRow {
   uid: string;
   username: string;
   name: string;
@@ -12,7 +12,7 @@ interface UserRow {
   created: number;
 }
 
-interface OrgRow {
+export interface OrgRow {
   uid: string;
   name: string;
   owner_uid: string;
@@ -26,7 +26,7 @@ interface OrgRow {
   created: number;
 }
 
-const user = (r: UserRow): UserRecord => ({
+export const user = (r: UserRow): UserRecord => ({
   uid: r.uid,
   username: r.username,
   name: r.name,

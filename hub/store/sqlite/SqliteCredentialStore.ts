@@ -2,7 +2,7 @@ import type { CredentialStore } from "../HubStore.js";
 import type { AccessTokenRecord, OAuthClientRecord, ProjectRole, TokenKind } from "../records.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
 
-interface TokenRow {
+export interface TokenRow {
   uid: string;
   kind: TokenKind;
   hash: string;
@@ -19,7 +19,7 @@ interface TokenRow {
   last_used: number | null;
 }
 
-interface ClientRow {
+export interface ClientRow {
   client_id: string;
   secret_hash: string;
   project_uid: string;
@@ -29,7 +29,7 @@ interface ClientRow {
   created_by: string;
 }
 
-const token = (r: TokenRow): AccessTokenRecord => ({
+export const token = (r: TokenRow): AccessTokenRecord => ({
   uid: r.uid,
   kind: r.kind,
   hash: r.hash,
@@ -46,7 +46,7 @@ const token = (r: TokenRow): AccessTokenRecord => ({
   lastUsed: r.last_used,
 });
 
-const client = (r: ClientRow): OAuthClientRecord => ({
+export const client = (r: ClientRow): OAuthClientRecord => ({
   clientId: r.client_id,
   secretHash: r.secret_hash,
   projectUid: r.project_uid,

@@ -2,7 +2,7 @@ import type { DescriptionStore } from "../HubStore.js";
 import type { DescriptionRecord } from "../records.js";
 import type { SqliteConnection } from "./SqliteConnection.js";
 
-interface DescriptionRow {
+export interface DescriptionRow {
   name: string;
   content_type: string;
   size: number;
@@ -11,7 +11,7 @@ interface DescriptionRow {
   created_by: string;
 }
 
-const record = (r: DescriptionRow): DescriptionRecord => ({
+export const record = (r: DescriptionRow): DescriptionRecord => ({
   name: r.name,
   contentType: r.content_type,
   size: r.size,
@@ -20,7 +20,7 @@ const record = (r: DescriptionRow): DescriptionRecord => ({
   createdBy: r.created_by,
 });
 
-const COLUMNS = "name, content_type, size, created, modified, created_by";
+export const COLUMNS = "name, content_type, size, created, modified, created_by";
 
 export class SqliteDescriptionStore implements DescriptionStore {
   constructor(private readonly sql: SqliteConnection) {}

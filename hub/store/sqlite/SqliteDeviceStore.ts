@@ -14,7 +14,7 @@ import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./Sqlit
 import type { JsonObject } from "../../../core/json.js";
 import { storedJson } from "./storedJson.js";
 
-interface DeviceRow {
+export interface DeviceRow {
   uid: string;
   project_uid: string;
   product_uid: string;
@@ -40,7 +40,7 @@ const SELECT_DEVICE = `SELECT d.*,
   (SELECT json_group_array(tag) FROM (SELECT tag FROM device_tags WHERE device_uid = d.uid ORDER BY tag)) AS tag_list
   FROM devices d`;
 
-const device = (r: DeviceRow): DeviceRecord => ({
+export const device = (r: DeviceRow): DeviceRecord => ({
   uid: r.uid,
   projectUid: r.project_uid,
   productUid: r.product_uid,
@@ -61,8 +61,30 @@ const device = (r: DeviceRow): DeviceRecord => ({
   connectivityAssurance: bool(r.connectivity_assurance),
 });
 
+/** The record of a device not stored before, from what `putDevice` was given. */
+export const newDevice = (input: DeviceInput): DeviceRecord => ({
+  uid: input.uid,
+  projectUid: input.projectUid,
+  productUid: input.productUid,
+  serialNumber: null,
+  provisioned: input.provisioned ?? 0,
+  lastActivity: null,
+  disabled: false,
+  sku: null,
+  firmwareModule: null,
+  firmwareHost: null,
+  voltage: 0,
+  temperature: 0,
+  tags: [],
+  fleetUids: [],
+  details: {},
+  publicKey: null,
+  connected: false,
+  connectivityAssurance: false,
+});
+
 /** Lower-cased names and countries of every known location, for the `location` filter. */
-function locationText(details: DeviceDetails): string {
+export function locationText(details: DeviceDetails): string {
   const parts: string[] = [];
   for (const l of [details.gpsLocation, details.towerLocation, details.triangulatedLocation]) {
     if (l) parts.push(l.name, l.country);
@@ -118,26 +140,7 @@ export class SqliteDeviceStore implements DeviceStore {
       if (existing && existing.projectUid !== input.projectUid) {
         throw new StoreError("conflict", `device ${input.uid} belongs to another project`);
       }
-      const base: DeviceRecord = existing ?? {
-        uid: input.uid,
-        projectUid: input.projectUid,
-        productUid: input.productUid,
-        serialNumber: null,
-        provisioned: input.provisioned ?? 0,
-        lastActivity: null,
-        disabled: false,
-        sku: null,
-        firmwareModule: null,
-        firmwareHost: null,
-        voltage: 0,
-        temperature: 0,
-        tags: [],
-        fleetUids: [],
-        details: {},
-        publicKey: null,
-        connected: false,
-        connectivityAssurance: false,
-      };
+      const base: DeviceRecord = existing ?? newDevice(input);
       const next: DeviceRecord = {
         ...base,
         ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),

@@ -3,7 +3,7 @@ import type { EnvScope, EnvVarRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import type { SqliteConnection } from "./SqliteConnection.js";
 
-interface EnvRow {
+export interface EnvRow {
   scope: string;
   owner_uid: string;
   key: string;
@@ -11,7 +11,7 @@ interface EnvRow {
   modified: number;
 }
 
-const record = (r: EnvRow): EnvVarRecord => ({ key: r.key, value: r.value, modified: r.modified });
+export const record = (r: EnvRow): EnvVarRecord => ({ key: r.key, value: r.value, modified: r.modified });
 
 export class SqliteEnvStore implements EnvStore {
   constructor(private readonly sql: SqliteConnection) {}

@@ -14,7 +14,7 @@ import { storedJson } from "./storedJson.js";
 /** Bytes per stored chunk: a ranged read touches one or two rows, never the whole image. */
 export const FIRMWARE_CHUNK_BYTES = 256 * 1024;
 
-interface ImageRow {
+export interface ImageRow {
   project_uid: string;
   type: string;
   filename: string;
@@ -33,7 +33,7 @@ interface ImageRow {
   created_by: string | null;
 }
 
-interface RequestRow {
+export interface RequestRow {
   id: number;
   project_uid: string;
   device_uid: string;
@@ -50,7 +50,7 @@ interface RequestRow {
 
 const object = (text: string | null): JsonObject | null => (text === null ? null : storedJson(text));
 
-const image = (r: ImageRow): FirmwareRecord => ({
+export const image = (r: ImageRow): FirmwareRecord => ({
   projectUid: r.project_uid,
   type: r.type as FirmwareType,
   filename: r.filename,
@@ -78,7 +78,7 @@ function history(text: string): DfuHistoryNode[] {
   }
 }
 
-const request = (r: RequestRow): DfuRequestRecord => ({
+export const request = (r: RequestRow): DfuRequestRecord => ({
   id: r.id,
   projectUid: r.project_uid,
   deviceUid: r.device_uid,
@@ -93,7 +93,7 @@ const request = (r: RequestRow): DfuRequestRecord => ({
   seq: r.seq,
 });
 
-const IMAGE_COLUMNS =
+export const IMAGE_COLUMNS =
   "project_uid, type, filename, source, length, md5, crc32, created, modified, version, notes, info, image, target, published, created_by";
 
 export class SqliteFirmwareStore implements FirmwareStore {

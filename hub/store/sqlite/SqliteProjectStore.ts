@@ -3,7 +3,7 @@ import type { FleetRecord, ProductRecord, ProjectRecord, ProjectRole, UserRecord
 import { StoreError } from "../StoreError.js";
 import { bool, int, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 
-interface ProjectRow {
+export interface ProjectRow {
   uid: string;
   label: string;
   org_uid: string;
@@ -12,7 +12,7 @@ interface ProjectRow {
   tech_contact: string | null;
 }
 
-interface ProductRow {
+export interface ProductRow {
   uid: string;
   project_uid: string;
   label: string;
@@ -21,7 +21,7 @@ interface ProductRow {
   created: number;
 }
 
-interface FleetRow {
+export interface FleetRow {
   uid: string;
   project_uid: string;
   label: string;
@@ -32,7 +32,7 @@ interface FleetRow {
   connectivity_assurance: number | null;
 }
 
-const project = (r: ProjectRow): ProjectRecord => ({
+export const project = (r: ProjectRow): ProjectRecord => ({
   uid: r.uid,
   label: r.label,
   orgUid: r.org_uid,
@@ -41,7 +41,7 @@ const project = (r: ProjectRow): ProjectRecord => ({
   technicalContact: parseJson(r.tech_contact, null),
 });
 
-const product = (r: ProductRow): ProductRecord => ({
+export const product = (r: ProductRow): ProductRecord => ({
   uid: r.uid,
   projectUid: r.project_uid,
   label: r.label,
@@ -50,7 +50,7 @@ const product = (r: ProductRow): ProductRecord => ({
   created: r.created,
 });
 
-const fleet = (r: FleetRow): FleetRecord => ({
+export const fleet = (r: FleetRow): FleetRecord => ({
   uid: r.uid,
   projectUid: r.project_uid,
   label: r.label,

@@ -15,7 +15,7 @@ import { StoreError } from "../StoreError.js";
 import { bool, int, type SqliteConnection } from "./SqliteConnection.js";
 import { storedJson } from "./storedJson.js";
 
-interface RouteRow {
+export interface RouteRow {
   uid: string;
   project_uid: string;
   label: string;
@@ -28,7 +28,7 @@ interface RouteRow {
   modified: number;
 }
 
-interface QueueRow {
+export interface QueueRow {
   seq: number;
   route_uid: string;
   project_uid: string;
@@ -39,7 +39,7 @@ interface QueueRow {
   begun: number;
 }
 
-interface LogRow {
+export interface LogRow {
   project_uid: string;
   route_uid: string;
   event_uid: string;
@@ -54,7 +54,7 @@ interface LogRow {
   source: string;
 }
 
-const route = (r: RouteRow): RouteRecord => ({
+export const route = (r: RouteRow): RouteRecord => ({
   uid: r.uid,
   projectUid: r.project_uid,
   label: r.label,
@@ -67,7 +67,7 @@ const route = (r: RouteRow): RouteRecord => ({
   modified: r.modified,
 });
 
-const entry = (r: QueueRow): RouteQueueEntry => ({
+export const entry = (r: QueueRow): RouteQueueEntry => ({
   seq: r.seq,
   routeUid: r.route_uid,
   projectUid: r.project_uid,
@@ -78,7 +78,7 @@ const entry = (r: QueueRow): RouteQueueEntry => ({
   begun: r.begun,
 });
 
-const log = (r: LogRow): RouteLogRecord => ({
+export const log = (r: LogRow): RouteLogRecord => ({
   projectUid: r.project_uid,
   routeUid: r.route_uid,
   eventUid: r.event_uid,

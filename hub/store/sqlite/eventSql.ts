@@ -1,7 +1,8 @@
 import type { EventCursorQuery, EventFilter, EventOrder, EventSortKey, Page } from "../records.js";
-import { inFleet, inList, member, type Sql } from "./telemetrySql.js";
+import { SQLITE_EVENTS, type EventDialect, type Sql } from "./telemetrySql.js";
 
-// The SQL of the events table: the insert, the look-ups, and the pages of a filtered list.
+// The SQL of the events table: the insert, the look-ups, and the pages of a filtered list. The
+// lists are built for a dialect (SQLite's by default; PostgreSQL's in hub/store/postgres).
 
 /** uid, project, device, session, file, received, captured, billable, data: an event already stored is left. */
 export const INSERT_EVENT = `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
@@ -21,13 +22,14 @@ export const EVENT = "SELECT * FROM events WHERE uid = ? AND project_uid = ?";
 export const EVENT_SEQ = "SELECT rowid AS seq FROM events WHERE uid = ? AND project_uid = ?";
 
 /** The WHERE clause of an events query (alias `e`). */
-function eventConditions(projectUid: string, f: EventFilter): Sql {
+function eventConditions(projectUid: string, f: EventFilter, d: EventDialect): Sql {
+  const { inList, inFleet, member } = d;
   const text = ["e.project_uid = ?"];
   const params: unknown[] = [projectUid];
   const list = (column: string, values: string[] | undefined): void => {
     if (values === undefined || values.length === 0) return;
     text.push(inList(column));
-    params.push(JSON.stringify(values));
+    params.push(d.listValue(values));
   };
   list("e.device_uid", f.deviceUids);
   list(member("e", "sn"), f.serialNumbers);
@@ -37,7 +39,7 @@ function eventConditions(projectUid: string, f: EventFilter): Sql {
   if (f.fleetUids && f.fleetUids.length > 0) {
     text.push(`EXISTS (SELECT 1 FROM fleets f WHERE f.project_uid = e.project_uid
       AND ${inList("f.uid")} AND ${inFleet("e", "f.uid")})`);
-    params.push(JSON.stringify(f.fleetUids));
+    params.push(d.listValue(f.fleetUids));
   }
   if (f.systemFilesOnly) text.push("substr(e.file, 1, 1) = '_'");
   const column = f.dateType === "received" ? "e.received" : "e.captured";
@@ -57,7 +59,7 @@ function eventConditions(projectUid: string, f: EventFilter): Sql {
  * stored the events in; the times' orders are exactly their indexes' (events_captured,
  * events_project), so a page is read from the index, never sorted.
  */
-const SORT_TERMS: Record<EventSortKey, string[]> = {
+const sortTerms = (member: EventDialect["member"]): Record<EventSortKey, string[]> => ({
   captured: ["e.captured", "e.received"],
   modified: ["e.received"],
   device_uid: ["e.device_uid", "e.captured", "e.received"],
@@ -71,18 +73,24 @@ const SORT_TERMS: Record<EventSortKey, string[]> = {
   tower_location: [`coalesce(${member("e", "tower_location")}, '')`, "e.captured", "e.received"],
   triangulated_location: [`coalesce(${member("e", "tri_location")}, '')`, "e.captured", "e.received"],
   best_location: [`coalesce(${member("e", "best_location")}, '')`, "e.captured", "e.received"],
-};
+});
 
-function orderBy(order: EventOrder): string {
+function orderBy(order: EventOrder, d: EventDialect): string {
   const direction = order.descending ? " DESC" : "";
-  return [...SORT_TERMS[order.by], "e.rowid"].map((t) => `${t}${direction}`).join(", ");
+  return [...sortTerms(d.member)[order.by], `e.${d.arrival}`].map((t) => `${t}${direction}`).join(", ");
 }
 
 /** A page of the filtered events in the order asked, with one row more to tell whether more follow. */
-export function listQuery(projectUid: string, filter: EventFilter, order: EventOrder, page: Page): Sql {
-  const where = eventConditions(projectUid, filter);
+export function listQuery(
+  projectUid: string,
+  filter: EventFilter,
+  order: EventOrder,
+  page: Page,
+  d: EventDialect = SQLITE_EVENTS,
+): Sql {
+  const where = eventConditions(projectUid, filter, d);
   return {
-    text: `SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order)} LIMIT ? OFFSET ?`,
+    text: `SELECT e.* FROM events e WHERE ${where.text} ORDER BY ${orderBy(order, d)} LIMIT ? OFFSET ?`,
     params: [...where.params, page.limit + 1, page.offset],
   };
 }
@@ -96,12 +104,14 @@ export function cursorQuery(
   filter: EventFilter,
   query: EventCursorQuery,
   at: number | undefined,
+  d: EventDialect = SQLITE_EVENTS,
 ): Sql {
-  const where = eventConditions(projectUid, filter);
-  const from = at === undefined ? "" : ` AND e.rowid ${query.descending ? "<=" : ">="} ?`;
+  const where = eventConditions(projectUid, filter, d);
+  const seq = `e.${d.arrival}`;
+  const from = at === undefined ? "" : ` AND ${seq} ${query.descending ? "<=" : ">="} ?`;
   return {
     text: `SELECT e.* FROM events e WHERE ${where.text}${from}
-       ORDER BY e.rowid${query.descending ? " DESC" : ""} LIMIT ?`,
+       ORDER BY ${seq}${query.descending ? " DESC" : ""} LIMIT ?`,
     params: [...where.params, ...(at === undefined ? [] : [at]), query.limit + 1],
   };
 }

@@ -32,3 +32,24 @@ export function inFleet(alias: string, fleet: string): string {
 
 /** A list argument: one parameter (a JSON array) whatever its length. */
 export const inList = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
+
+/** What the events' list queries (eventSql.ts) are built from, in one database's dialect. */
+export interface EventDialect {
+  /** A member of the row's document as SQL, NULL when absent. */
+  member(alias: string, path: string): string;
+  inFleet(alias: string, fleet: string): string;
+  /** `column` is one of a list given as one parameter ... */
+  inList(column: string): string;
+  /** ... and that parameter's value. */
+  listValue(values: readonly string[]): unknown;
+  /** The column holding the order the hub stored the events in. */
+  arrival: string;
+}
+
+export const SQLITE_EVENTS: EventDialect = {
+  member,
+  inFleet,
+  inList,
+  listValue: (values) => JSON.stringify(values),
+  arrival: "rowid",
+};

@@ -5,18 +5,24 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { RoutingHub } from "./support/routingFixture.js";
 import { HttpEndpoint } from "./support/servers.js";
+import { freshTestDatabase, testPostgresUrl } from "../../support/postgres.js";
+
+const backends = (): string[] => (testPostgresUrl() ? ["sqlite", "postgres"] : ["sqlite"]);
 
 /**
  * The delivery queue lives in the store: deliveries waiting for a retry, or cut off by a stop,
  * are made by the hub that opens the same database next, on its clock.
  */
-describe("pending deliveries across a restart", () => {
+describe.each(backends())("pending deliveries across a restart (%s)", (backend) => {
   let dir: string;
   let endpoint: HttpEndpoint;
+  /** The store a restart opens again: a SQLite file, or a new PostgreSQL database. */
+  let path: string;
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), "cardsim-routes-restart-"));
     endpoint = await HttpEndpoint.start();
+    path = backend === "postgres" ? (await freshTestDatabase())! : join(dir, "hub.db");
   });
 
   afterEach(async () => {
@@ -25,7 +31,6 @@ describe("pending deliveries across a restart", () => {
   });
 
   it("makes a retry that was waiting when the hub stopped, once the clock reaches it", async () => {
-    const path = join(dir, "hub.db");
     const clock = new FakeClock();
     const first = await RoutingHub.start({ path, clock });
     const device = await first.device();
@@ -58,7 +63,6 @@ describe("pending deliveries across a restart", () => {
   });
 
   it("makes a delivery that was in flight when the hub stopped, unlogged, at the next start", async () => {
-    const path = join(dir, "hub.db");
     const clock = new FakeClock();
     const first = await RoutingHub.start({ path, clock });
     const device = await first.device();
@@ -79,7 +83,6 @@ describe("pending deliveries across a restart", () => {
   });
 
   it("forgets the deliveries of a route deleted meanwhile", async () => {
-    const path = join(dir, "hub.db");
     const clock = new FakeClock();
     const first = await RoutingHub.start({ path, clock });
     const device = await first.device();

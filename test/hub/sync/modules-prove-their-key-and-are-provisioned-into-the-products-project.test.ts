@@ -6,14 +6,14 @@ import { SeededRandom } from "../../../core/SeededRandom.js";
 import { signedText } from "../../../protocol/messages.js";
 import { WebCryptoCrypto } from "../../../runtime/WebCryptoCrypto.js";
 import { sessionContext } from "./support/ScriptedModule.js";
-import { ALL_VIAS, SyncFixture } from "./support/syncFixture.js";
+import { syncCases, SyncFixture } from "./support/syncFixture.js";
 
 const code = (reply: { err?: string }): string | undefined => /^\{([a-z-]+)\}/.exec(reply.err ?? "")?.[1];
 
-describe.each(ALL_VIAS)("identity and provisioning (%s)", (via) => {
+describe.each(syncCases())("identity and provisioning (%s, %s)", (via, backend) => {
   let hub: SyncFixture;
   beforeAll(async () => {
-    hub = await SyncFixture.start(via);
+    hub = await SyncFixture.start(via, { backend });
   });
   afterAll(async () => hub.close());
 

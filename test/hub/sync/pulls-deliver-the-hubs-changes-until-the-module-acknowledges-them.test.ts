@@ -1,14 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SYNC_TRACKER } from "../../../protocol/trackers.js";
 import { deviceNote, type ScriptedModule } from "./support/ScriptedModule.js";
-import { ALL_VIAS, SyncFixture } from "./support/syncFixture.js";
+import { syncCases, SyncFixture } from "./support/syncFixture.js";
 
 const code = (reply: { err?: string }): string | undefined => /^\{([a-z-]+)\}/.exec(reply.err ?? "")?.[1];
 
-describe.each(ALL_VIAS)("pulls and acks (%s)", (via) => {
+describe.each(syncCases())("pulls and acks (%s, %s)", (via, backend) => {
   let hub: SyncFixture;
   beforeAll(async () => {
-    hub = await SyncFixture.start(via);
+    hub = await SyncFixture.start(via, { backend });
   });
   afterAll(async () => hub.close());
 

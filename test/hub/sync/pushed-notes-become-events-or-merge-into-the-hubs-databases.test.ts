@@ -4,15 +4,15 @@ import { deviceEventUid } from "../../../protocol/eventUid.js";
 import { nextVersion } from "../../../protocol/merge.js";
 import { DEVICE_ENDPOINT } from "../../../protocol/NoteRecord.js";
 import { deviceNote, type ScriptedModule } from "./support/ScriptedModule.js";
-import { ALL_VIAS, SyncFixture } from "./support/syncFixture.js";
+import { SyncFixture, syncCases } from "./support/syncFixture.js";
 
 const code = (reply: { err?: string }): string | undefined => /^\{([a-z-]+)\}/.exec(reply.err ?? "")?.[1];
 
-describe.each(ALL_VIAS)("pushes (%s)", (via) => {
+describe.each(syncCases())("pushes (%s, %s)", (via, backend) => {
   let hub: SyncFixture;
   let events: EventRecord[];
   beforeAll(async () => {
-    hub = await SyncFixture.start(via);
+    hub = await SyncFixture.start(via, { backend });
     events = [];
     hub.services.events.subscribe((e) => {
       events.push(e);

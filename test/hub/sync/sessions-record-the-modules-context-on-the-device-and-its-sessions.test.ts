@@ -2,15 +2,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventRecord } from "../../../hub/store/records.js";
 import { SYNC_TRACKER } from "../../../protocol/trackers.js";
 import { deviceNote, ScriptedModule, type SendMessage } from "./support/ScriptedModule.js";
-import { ALL_VIAS, SyncFixture } from "./support/syncFixture.js";
+import { syncCases, SyncFixture } from "./support/syncFixture.js";
 
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
-describe.each(ALL_VIAS)("sessions, device records and environment (%s)", (via) => {
+describe.each(syncCases())("sessions, device records and environment (%s, %s)", (via, backend) => {
   let hub: SyncFixture;
   let events: EventRecord[];
   beforeAll(async () => {
-    hub = await SyncFixture.start(via);
+    hub = await SyncFixture.start(via, { backend });
     events = [];
     hub.services.events.subscribe((e) => {
       events.push(e);

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyReply, ScriptedModule } from "./support/ScriptedModule.js";
-import { ALL_VIAS, SyncFixture } from "./support/syncFixture.js";
+import { syncCases, SyncFixture } from "./support/syncFixture.js";
 
-describe.each(ALL_VIAS)("signals (%s)", (via) => {
+describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
   let hub: SyncFixture;
   beforeAll(async () => {
-    hub = await SyncFixture.start(via);
+    hub = await SyncFixture.start(via, { backend });
   });
   afterAll(async () => hub.close());
 

@@ -6,7 +6,8 @@ import { createHubServices, type HubServices } from "../../../../hub/HubServices
 import type { RoutingOptions } from "../../../../hub/routing/RoutingService.js";
 import type { DeviceInput, DeviceRecord, EventRecord } from "../../../../hub/store/records.js";
 import type { RouteLogRecord, RouteRecord } from "../../../../hub/store/RouteStore.js";
-import { SqliteHubStore } from "../../../../hub/store/sqlite/SqliteHubStore.js";
+import type { HubStore } from "../../../../hub/store/HubStore.js";
+import { openHubStore } from "../../../../runtime/openHubStore.js";
 import { FakeClock } from "../../../../runtime/FakeClock.js";
 
 /**
@@ -33,7 +34,7 @@ export async function stepClock(
 /**
  * The hub's services in process on a fake clock, for routing: a bootstrapped project, devices,
  * events recorded as the API and the device sync record them, and the route logs. `path` keeps
- * the database in a file (a restart opens it again); routing faults are collected in `faults`.
+ * the database in a file or a PostgreSQL database (a restart opens it again); routing faults are collected in `faults`.
  */
 export class RoutingHub {
   #devices = 0;
@@ -42,15 +43,22 @@ export class RoutingHub {
     /** Faults reported by routing and event subscribers (tests expect none). */
     readonly faults: unknown[],
     readonly services: HubServices,
-    readonly store: SqliteHubStore,
+    readonly store: HubStore,
     readonly clock: FakeClock,
     readonly state: BootstrapState,
   ) {}
 
   static async start(
-    options: { path?: string; clock?: FakeClock; seed?: number; routing?: RoutingOptions } = {},
+    options: {
+      /** A SQLite file, or a postgres:// URL: the store a restart opens again (default: in memory). */
+      path?: string;
+      clock?: FakeClock;
+      seed?: number;
+      routing?: RoutingOptions;
+    } = {},
   ): Promise<RoutingHub> {
-    const store = new SqliteHubStore(options.path ?? ":memory:");
+    const path = options.path ?? ":memory:";
+    const store = await openHubStore(path.startsWith("postgres") ? path : { kind: "sqlite", path });
     const clock = options.clock ?? new FakeClock();
     const ids = new HubIds(new SeededRandom(options.seed ?? 11));
     const faults: unknown[] = [];

@@ -9,13 +9,14 @@ import { buildHubApp } from "../../../../hub/HubApp.js";
 import { HubIds } from "../../../../hub/HubIds.js";
 import type { HubServices } from "../../../../hub/HubServices.js";
 import type { HubStore } from "../../../../hub/store/HubStore.js";
-import { SqliteHubStore } from "../../../../hub/store/sqlite/SqliteHubStore.js";
 import type { HelloLimits } from "../../../../hub/sync/HelloThrottle.js";
 import type { DeviceAuth } from "../../../../hub/sync/SyncService.js";
 import type { ZoneLookup } from "../../../../hub/sync/timeZone.js";
 import type { ProtocolReply } from "../../../../protocol/messages.js";
 import { FakeClock } from "../../../../runtime/FakeClock.js";
+import { openHubStore } from "../../../../runtime/openHubStore.js";
 import { startHub, type RunningHub } from "../../../../runtime/startHub.js";
+import { createTestDatabase, testPostgresUrl } from "../../../support/postgres.js";
 import { ScriptedModule, type SendMessage } from "./ScriptedModule.js";
 
 /**
@@ -24,6 +25,19 @@ import { ScriptedModule, type SendMessage } from "./ScriptedModule.js";
  */
 export type Via = "in process" | "http" | "https";
 export const ALL_VIAS: Via[] = ["in process", "http", "https"];
+
+/** Which database the hub keeps its records in. */
+export type Backend = "sqlite" | "postgres";
+
+/**
+ * Every way in on SQLite, and the in-process and HTTP ways on PostgreSQL when a server is to be
+ * had (test/support/postgres.ts): `[via, backend]` pairs for describe.each.
+ */
+export function syncCases(): [Via, Backend][] {
+  const cases = ALL_VIAS.map((via): [Via, Backend] => [via, "sqlite"]);
+  if (testPostgresUrl()) cases.push(["in process", "postgres"], ["http", "postgres"]);
+  return cases;
+}
 
 /** A message as the other end receives it (its JSON text parsed again). */
 const wire = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -70,7 +84,13 @@ export class SyncFixture {
 
   static async start(
     via: Via,
-    options: { zoneLookup?: ZoneLookup; deviceAuth?: DeviceAuth; helloLimits?: HelloLimits | false } = {},
+    options: {
+      zoneLookup?: ZoneLookup;
+      deviceAuth?: DeviceAuth;
+      helloLimits?: HelloLimits | false;
+      /** The database (default SQLite: in memory in process, the state directory's file otherwise). */
+      backend?: Backend;
+    } = {},
   ): Promise<SyncFixture> {
     const sync = {
       ...(options.deviceAuth ? { deviceAuth: options.deviceAuth } : {}),
@@ -78,8 +98,10 @@ export class SyncFixture {
     };
     const clock = new FakeClock();
     const ids = new HubIds(new SeededRandom(11));
+    const postgres =
+      options.backend === "postgres" ? await createTestDatabase(testPostgresUrl()!) : undefined;
     if (via === "in process") {
-      const store = new SqliteHubStore(":memory:");
+      const store = await openHubStore(postgres ?? { kind: "sqlite", path: ":memory:" });
       const { app, services } = await buildHubApp({
         store,
         clock,
@@ -112,6 +134,7 @@ export class SyncFixture {
       rateLimits: false,
       log: false,
       ...sync,
+      ...(postgres ? { store: postgres } : {}),
     });
     return new SyncFixture(
       via,

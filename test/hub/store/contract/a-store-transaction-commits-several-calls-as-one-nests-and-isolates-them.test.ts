@@ -1,10 +1,11 @@
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
-import { StoreError } from "../../hub/store/StoreError.js";
+import { afterEach, beforeEach, expect, it } from "vitest";
+import type { HubStore } from "../../../../hub/store/HubStore.js";
+import { StoreError } from "../../../../hub/store/StoreError.js";
+import { describeEachBackend } from "./support/backends.js";
+import { PRODUCT, PROJECT, seedProject, T0 } from "./support/seed.js";
 
-const PROJECT = "app:00000000-0000-4000-8000-000000000001";
-const PRODUCT = "product:test.cardsim:thing";
-const T0 = Date.UTC(2026, 0, 1);
+/** A refusal of a row with a NULL in a NOT NULL column, as either database words it. */
+const NOT_NULL = /NOT NULL|not-null/;
 
 /** A promise and its resolver, to hold a transaction open at a chosen point. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -16,54 +17,18 @@ function gate(): { opened: Promise<void>; open: () => void } {
 /** Lets every pending promise job run (the store's calls settle within a few turns). */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
-describe("a store transaction", () => {
-  let store: SqliteHubStore;
+describeEachBackend("a store transaction", (backend) => {
+  let store: HubStore;
+  /** SQLite runs one transaction at a time (its gate); a server database runs them side by side. */
+  const serialised = backend.name === "sqlite";
+  const itSerialised = serialised ? it : it.skip;
 
   beforeEach(async () => {
-    store = new SqliteHubStore(":memory:");
-    await store.accounts.createUser({
-      uid: "u1",
-      username: "u1@example.com",
-      name: "u1",
-      email: "u1@example.com",
-      passwordHash: "x",
-      staff: false,
-      created: T0,
-    });
-    await store.accounts.createOrganization({
-      uid: "org1",
-      name: "Org",
-      ownerUid: "u1",
-      email: "u1@example.com",
-      contactUid: "u1",
-      suspended: false,
-      planType: "Essentials",
-      eventCapacity: 5000,
-      planStart: T0,
-      planEnd: null,
-      created: T0,
-    });
-    await store.projects.createProject({
-      uid: PROJECT,
-      label: "P",
-      orgUid: "org1",
-      created: T0,
-      administrativeContact: null,
-      technicalContact: null,
-    });
-    await store.projects.createProduct({
-      uid: PRODUCT,
-      projectUid: PROJECT,
-      label: "Thing",
-      disableDevicesByDefault: false,
-      autoProvisionFleets: null,
-      created: T0,
-    });
+    store = await backend.open();
+    await seedProject(store);
   });
 
-  afterEach(async () => {
-    await store.close();
-  });
+  afterEach(() => backend.dispose(store));
 
   const device = (n: number) =>
     store.devices.putDevice({ uid: `dev:${n}`, projectUid: PROJECT, productUid: PRODUCT, provisioned: T0 });
@@ -140,7 +105,7 @@ describe("a store transaction", () => {
     store.telemetry.addEvents(
       uids.map((uid, i) => ({
         uid,
-        // A row SQLite refuses (NOT NULL), after others were inserted.
+        // A row the database refuses (NOT NULL), after others were inserted.
         projectUid: (i === badAt ? null : PROJECT) as string,
         deviceUid: "dev:1",
         sessionUid: null,
@@ -169,7 +134,7 @@ describe("a store transaction", () => {
         await batch(["a", "b", "c"], 2).catch((error: unknown) => (caught = error));
         return "carried on";
       }),
-    ).rejects.toSatisfy((error) => error === caught && /NOT NULL/.test(String(error)));
+    ).rejects.toSatisfy((error) => error === caught && NOT_NULL.test(String(error)));
     expect(await store.devices.getDevice("dev:1")).toBeUndefined();
     expect(await store.telemetry.getEvent(PROJECT, "a")).toBeUndefined();
     // The store goes on: the next transaction commits.
@@ -183,7 +148,7 @@ describe("a store transaction", () => {
   it("rolls back only the nested unit a failed batch was in", async () => {
     await store.transaction(async () => {
       await device(1);
-      await expect(store.transaction(() => batch(["a", "b"], 1))).rejects.toThrow(/NOT NULL/);
+      await expect(store.transaction(() => batch(["a", "b"], 1))).rejects.toThrow(NOT_NULL);
       await batch(["c"]);
     });
     expect(await store.devices.getDevice("dev:1")).toBeDefined();
@@ -193,63 +158,69 @@ describe("a store transaction", () => {
 
   it("stores a batch outside any transaction whole or not at all", async () => {
     await device(1);
-    await expect(batch(["a", "b", "c"], 2)).rejects.toThrow(/NOT NULL/);
+    await expect(batch(["a", "b", "c"], 2)).rejects.toThrow(NOT_NULL);
     expect(await store.telemetry.getEvent(PROJECT, "a")).toBeUndefined();
     expect(await batch(["a", "b"])).toEqual([true, true]);
   });
 
-  it("runs two interleaved transactions one after the other, the second seeing the first's commit", async () => {
-    const log: string[] = [];
-    const hold = gate();
-    const first = store.transaction(async () => {
-      log.push("first: begin");
-      await device(1);
-      await hold.opened;
-      await event("e1");
-      log.push("first: end");
-    });
-    const second = store.transaction(async () => {
-      log.push("second: begin");
-      log.push(`second: sees ${await events()} event(s)`);
-      await event("e2");
-      log.push("second: end");
-    });
-    await settle();
-    expect(log).toEqual(["first: begin"]);
-    hold.open();
-    await Promise.all([first, second]);
-    expect(log).toEqual([
-      "first: begin",
-      "first: end",
-      "second: begin",
-      "second: sees 1 event(s)",
-      "second: end",
-    ]);
-    expect(await events()).toBe(1); // latest per notefile: e2
-    expect((await store.telemetry.latestEvents(PROJECT, "dev:1"))[0]?.uid).toBe("e2");
-  });
-
-  it("makes a plain call during an open transaction wait, then see the committed state", async () => {
-    const hold = gate();
-    const tx = store.transaction(async () => {
-      await device(1);
-      await hold.opened;
-      await store.devices.putDevice({
-        uid: "dev:1",
-        projectUid: PROJECT,
-        productUid: PRODUCT,
-        sku: "NOTE-X",
+  itSerialised(
+    "runs two interleaved transactions one after the other, the second seeing the first's commit",
+    async () => {
+      const log: string[] = [];
+      const hold = gate();
+      const first = store.transaction(async () => {
+        log.push("first: begin");
+        await device(1);
+        await hold.opened;
+        await event("e1");
+        log.push("first: end");
       });
-    });
-    await settle();
-    let seen: string | null | undefined = "not yet";
-    const read = store.devices.getDevice("dev:1").then((d) => (seen = d?.sku));
-    await settle();
-    expect(seen).toBe("not yet");
-    hold.open();
-    await Promise.all([tx, read]);
-    expect(seen).toBe("NOTE-X");
-  });
+      const second = store.transaction(async () => {
+        log.push("second: begin");
+        log.push(`second: sees ${await events()} event(s)`);
+        await event("e2");
+        log.push("second: end");
+      });
+      await settle();
+      expect(log).toEqual(["first: begin"]);
+      hold.open();
+      await Promise.all([first, second]);
+      expect(log).toEqual([
+        "first: begin",
+        "first: end",
+        "second: begin",
+        "second: sees 1 event(s)",
+        "second: end",
+      ]);
+      expect(await events()).toBe(1); // latest per notefile: e2
+      expect((await store.telemetry.latestEvents(PROJECT, "dev:1"))[0]?.uid).toBe("e2");
+    },
+  );
+
+  itSerialised(
+    "makes a plain call during an open transaction wait, then see the committed state",
+    async () => {
+      const hold = gate();
+      const tx = store.transaction(async () => {
+        await device(1);
+        await hold.opened;
+        await store.devices.putDevice({
+          uid: "dev:1",
+          projectUid: PROJECT,
+          productUid: PRODUCT,
+          sku: "NOTE-X",
+        });
+      });
+      await settle();
+      let seen: string | null | undefined = "not yet";
+      const read = store.devices.getDevice("dev:1").then((d) => (seen = d?.sku));
+      await settle();
+      expect(seen).toBe("not yet");
+      hold.open();
+      await Promise.all([tx, read]);
+      expect(seen).toBe("NOTE-X");
+    },
+  );
 
   it("makes a plain call during a transaction that rolls back see the state from before it", async () => {
     const hold = gate();
@@ -265,7 +236,7 @@ describe("a store transaction", () => {
     expect(await read).toBeUndefined();
   });
 
-  it("runs plain calls queued behind a transaction in the order they were made", async () => {
+  itSerialised("runs plain calls queued behind a transaction in the order they were made", async () => {
     const hold = gate();
     const tx = store.transaction(async () => {
       await device(1);
@@ -371,6 +342,7 @@ describe("a store transaction", () => {
   });
 
   it("closes the database only after an open transaction has ended", async () => {
+    await store.setMeta("k", "v");
     const hold = gate();
     const tx = store.transaction(async () => {
       await device(1);
@@ -381,6 +353,58 @@ describe("a store transaction", () => {
     const closed = store.close();
     hold.open();
     await Promise.all([tx, closed]);
-    store = new SqliteHubStore(":memory:"); // afterEach closes this one
+    store = await backend.open(); // afterEach closes this one
+  });
+
+  it("makes a plain call during an open transaction never see its changes", async () => {
+    const hold = gate();
+    const tx = store.transaction(async () => {
+      await store.setMeta("k", "inside");
+      await hold.opened;
+    });
+    await settle();
+    const outside = store.getMeta("k");
+    if (!serialised) expect(await outside).toBeUndefined();
+    hold.open();
+    await tx;
+    // SQLite made the call wait for the commit.
+    if (serialised) expect(await outside).toBe("inside");
+    expect(await store.getMeta("k")).toBe("inside");
+  });
+
+  it("commits a durable transaction like any other", async () => {
+    expect(await store.transaction(async () => (await device(1)).uid, { durable: true })).toBe("dev:1");
+    expect(await store.devices.getDevice("dev:1")).toBeDefined();
+  });
+
+  it("gives concurrent writers of one notefile distinct changes, and an event raced by many is stored once", async () => {
+    await device(1);
+    const writers = Array.from({ length: 8 }, (_, i) =>
+      store.transaction(async () => {
+        const note = await store.notefiles.addNote(
+          "dev:1",
+          "race.qo",
+          { noteId: null, body: { i }, payload: null },
+          T0,
+        );
+        const [stored] = await store.telemetry.addEvents([
+          {
+            uid: "raced",
+            projectUid: PROJECT,
+            deviceUid: "dev:1",
+            sessionUid: null,
+            file: "race.qo",
+            received: T0 / 1000,
+            whenSec: T0 / 1000,
+            data: { i },
+          },
+        ]);
+        return { change: note.change, stored };
+      }),
+    );
+    const results = await Promise.all(writers);
+    expect(results.map((r) => r.change).sort((a, b) => a - b)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(results.filter((r) => r.stored).length).toBe(1);
+    expect((await store.notefiles.getNotefile("dev:1", "race.qo"))?.total).toBe(8);
   });
 });

@@ -1,7 +1,8 @@
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
-import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
-import { StoreError } from "../../hub/store/StoreError.js";
+import { expect, it } from "vitest";
+import { StoreError } from "../../../../hub/store/StoreError.js";
+import { describeEachBackend } from "./support/backends.js";
+import { putDevice, seedProject } from "./support/seed.js";
 
 const ops = fc.array(
   fc.oneof(
@@ -17,43 +18,14 @@ const ops = fc.array(
   { maxLength: 40 },
 );
 
-describe("the hub's notefile store", () => {
+describeEachBackend("the hub's notefile store", (backend) => {
   it("agrees with a model: live notes, {note-exists}/{note-noexist}, and a tracker that sees every change once", async () => {
     await fc.assert(
       fc.asyncProperty(ops, async (sequence) => {
-        const store = new SqliteHubStore(":memory:");
+        const store = await backend.open();
         try {
-          await store.accounts.createUser({
-            uid: "u",
-            username: "u",
-            name: "u",
-            email: "u",
-            passwordHash: "x",
-            staff: false,
-            created: 0,
-          });
-          await store.accounts.createOrganization({
-            uid: "o",
-            name: "o",
-            ownerUid: "u",
-            email: "",
-            contactUid: "u",
-            suspended: false,
-            planType: "Essentials",
-            eventCapacity: 1,
-            planStart: 0,
-            planEnd: null,
-            created: 0,
-          });
-          await store.projects.createProject({
-            uid: "app:p",
-            label: "p",
-            orgUid: "o",
-            created: 0,
-            administrativeContact: null,
-            technicalContact: null,
-          });
-          await store.devices.putDevice({ uid: "dev:1", projectUid: "app:p", productUid: "product:a:b" });
+          await seedProject(store);
+          await putDevice(store, 1);
           await store.notefiles.createNotefile("dev:1", "f.db", 0);
           const model = new Map<string, number>();
           let unread = new Set<string>();
@@ -131,10 +103,11 @@ describe("the hub's notefile store", () => {
           expect(rest.changes).toBe(0);
           unread = new Set();
         } finally {
-          await store.close();
+          await backend.dispose(store);
         }
       }),
-      { numRuns: 150, seed: 11 },
+      // A run on PostgreSQL opens a store on a server: fewer of them.
+      { numRuns: backend.name === "sqlite" ? 150 : 15, seed: 11 },
     );
   });
 });
