@@ -216,14 +216,19 @@ export class HostTraffic {
     };
   }
 
-  /** Lines no expectation, ignore rule or call of the emulated host accounted for. */
+  /** Lines no expectation or ignore rule took (the emulated host's own among them). */
   unconsumed(): HostLine[] {
-    return this.#lines.filter((l) => !this.#consumed.has(l.index) && !this.#ofCalls.has(l.index));
+    return this.#lines.filter((l) => !this.#consumed.has(l.index));
   }
 
-  /** One line per unconsumed host line, for failure messages. */
-  describeUnconsumed(): string[] {
-    return this.unconsumed().map(describe);
+  /** Lines no expectation, ignore rule or call of the emulated host accounted for: what fails `finish`. */
+  unexpected(): HostLine[] {
+    return this.unconsumed().filter((l) => !this.#ofCalls.has(l.index));
+  }
+
+  /** One line per unexpected host line, for failure messages. */
+  describeUnexpected(): string[] {
+    return this.unexpected().map(describe);
   }
 
   #record(link: string, bytes: Uint8Array, forced: HostLineKind | undefined) {

@@ -12,7 +12,8 @@ export {
   type TimelineEntry,
 } from "./SyncTimeline.js";
 export { ScenarioTimeout } from "./TimeDriver.js";
-export type { HostLine, HostLineKind } from "./HostTraffic.js";
+export type { HostLine, HostLineKind, HostLineMatch } from "./HostTraffic.js";
+export type { HubEnvScopes } from "./hubEnvironment.js";
 export type { NoteCHostOptions, ScenarioHost } from "./ScenarioHost.js";
 export type { WorldAction } from "./WorldAction.js";
 export type { PacingRule, WireLine } from "./SegmentPacing.js";
@@ -38,6 +39,21 @@ export {
   type SignalPreset,
 } from "../firmware/radio/RadioConditions.js";
 export { ENERGY_DEFAULTS, type EnergyRates, type EnergyReport } from "../firmware/power/EnergyMeter.js";
+
+// The scenario's hub (`hub: "in-process"`): its REST API in process and on a loopback port.
+export { InProcessHub, type InProcessHubOptions } from "../runtime/InProcessHub.js";
+export {
+  HubApi,
+  HubApiError,
+  type DfuDevices,
+  type FirmwareType,
+  type GetEventsQuery,
+  type HubEvent,
+  type HubListener,
+  type HubQuery,
+  type HubRequestBody,
+  type HubResponse,
+} from "../runtime/HubApi.js";
 
 // Host emulators: note-c over serial or I2C.
 export { NoteCHost, HostRestarted, type HostEvent } from "./host/NoteCHost.js";

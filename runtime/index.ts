@@ -46,6 +46,18 @@ export { SeededCrypto } from "../core/SeededCrypto.js";
 export { WebCryptoCrypto } from "./WebCryptoCrypto.js";
 export { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 export { InProcessHub, type InProcessHubOptions } from "./InProcessHub.js";
+export {
+  HubApi,
+  HubApiError,
+  type DfuDevices,
+  type FirmwareType,
+  type GetEventsQuery,
+  type HubEvent,
+  type HubListener,
+  type HubQuery,
+  type HubRequestBody,
+  type HubResponse,
+} from "./HubApi.js";
 export type { KvStore } from "../firmware/storage/KvStore.js";
 export { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 export { SimPowerSource, type PowerSource } from "../firmware/PowerSource.js";
