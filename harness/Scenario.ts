@@ -351,7 +351,10 @@ export class Scenario {
    * it. Earlier unmatched lines stay unconsumed (and fail `finish`, unless the emulated host sent
    * them for the test).
    */
-  async expectHostRequest(match: HostLineMatch, options: { timeout?: number; what?: string } = {}): Promise<HostLine> {
+  async expectHostRequest(
+    match: HostLineMatch,
+    options: { timeout?: number; what?: string } = {},
+  ): Promise<HostLine> {
     const wait = this.traffic.waitFor(match);
     try {
       const shown = typeof match === "function" ? match.toString() : JSON.stringify(match);

@@ -81,7 +81,8 @@ export function attachNoteCHost(
     },
     onEvent: (event) => {
       events.push(event);
-      if (event.event === "send" && event.detail !== undefined) for (const call of calls) call.sent(event.detail);
+      if (event.event === "send" && event.detail !== undefined)
+        for (const call of calls) call.sent(event.detail);
       if (event.event !== "send" && event.event !== "reply") {
         capture?.record(link, "h2m", "event", undefined, {
           host: event.event,

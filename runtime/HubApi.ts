@@ -10,7 +10,8 @@ export interface HubResponse<T = unknown> {
 }
 
 /** A request body: JSON (sent as application/json) or bytes (application/octet-stream). */
-export type HubRequestBody = JsonObject | readonly unknown[] | string | number | boolean | null | Uint8Array | undefined;
+export type HubRequestBody =
+  JsonObject | readonly unknown[] | string | number | boolean | null | Uint8Array | undefined;
 
 /** A query: repeated for an array (`deviceUID`), left out when undefined. */
 export type HubQuery = Readonly<Record<string, string | number | boolean | readonly string[] | undefined>>;
@@ -147,7 +148,9 @@ export class HubApi {
     const bytes = body instanceof Uint8Array;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#source.token}`,
-      ...(body === undefined ? {} : { "content-type": bytes ? "application/octet-stream" : "application/json" }),
+      ...(body === undefined
+        ? {}
+        : { "content-type": bytes ? "application/octet-stream" : "application/json" }),
       ...options.headers,
     };
     const response = await app.inject({
@@ -158,9 +161,14 @@ export class HubApi {
     });
     const out: Record<string, string> = {};
     for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined) out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+      if (value !== undefined)
+        out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
     }
-    return { status: response.statusCode, body: parseBody(out["content-type"], response.rawPayload) as T, headers: out };
+    return {
+      status: response.statusCode,
+      body: parseBody(out["content-type"], response.rawPayload) as T,
+      headers: out,
+    };
   }
 
   /** The same hub on a loopback port (127.0.0.1, a free port) for real HTTP clients, on the hub's clock. */
@@ -204,7 +212,10 @@ export class HubApi {
   }
 
   /** Provision Device: a device known to the project before it first connects. */
-  provisionDevice(deviceUID: string, body: { product_uid?: string; fleet_uids?: string[] } = {}): Promise<void> {
+  provisionDevice(
+    deviceUID: string,
+    body: { product_uid?: string; fleet_uids?: string[] } = {},
+  ): Promise<void> {
     return this.#call("POST", this.#device(deviceUID, "/provision"), {
       product_uid: this.productUid,
       ...body,
@@ -229,7 +240,9 @@ export class HubApi {
   // --- events ------------------------------------------------------------------------------------
 
   /** Get Events: the project's events with the API's filters (`files`, `deviceUID`, dates, paging). */
-  getEvents(query: GetEventsQuery = {}): Promise<{ events: HubEvent[]; has_more: boolean; through?: string }> {
+  getEvents(
+    query: GetEventsQuery = {},
+  ): Promise<{ events: HubEvent[]; has_more: boolean; through?: string }> {
     const { files, ...rest } = query;
     const joined = files === undefined ? undefined : typeof files === "string" ? files : files.join(",");
     return this.#call("GET", this.#project("/events"), undefined, { ...rest, files: joined });
@@ -243,8 +256,14 @@ export class HubApi {
   }
 
   /** Set Project Environment Variables: sets these (others stay); returns all of the project's. */
-  async setProjectEnvironmentVariables(vars: Readonly<Record<string, string>>): Promise<Record<string, string>> {
-    return this.#vars(await this.#call("PUT", this.#project("/environment_variables"), { environment_variables: { ...vars } }));
+  async setProjectEnvironmentVariables(
+    vars: Readonly<Record<string, string>>,
+  ): Promise<Record<string, string>> {
+    return this.#vars(
+      await this.#call("PUT", this.#project("/environment_variables"), {
+        environment_variables: { ...vars },
+      }),
+    );
   }
 
   /** Delete Project Environment Variable. */
@@ -254,7 +273,9 @@ export class HubApi {
 
   /** Get Fleet Environment Variables. */
   async getFleetEnvironmentVariables(fleetUID: string): Promise<Record<string, string>> {
-    return this.#vars(await this.#call("GET", this.#project(`/fleets/${enc(fleetUID)}/environment_variables`)));
+    return this.#vars(
+      await this.#call("GET", this.#project(`/fleets/${enc(fleetUID)}/environment_variables`)),
+    );
   }
 
   /** Set Fleet Environment Variables: sets these (others stay); returns all of the fleet's. */
@@ -297,7 +318,11 @@ export class HubApi {
   // --- notes -------------------------------------------------------------------------------------
 
   /** Add Qi Note: a note into a device's inbound queue (`.qi`, `.qis`), delivered at its next sync. */
-  async addQiNote(deviceUID: string, notefileID: string, note: { body?: JsonObject; payload?: string }): Promise<void> {
+  async addQiNote(
+    deviceUID: string,
+    notefileID: string,
+    note: { body?: JsonObject; payload?: string },
+  ): Promise<void> {
     await this.#call("POST", this.#device(deviceUID, `/notes/${enc(notefileID)}`), { ...note });
   }
 
@@ -308,7 +333,9 @@ export class HubApi {
     noteID: string,
     note: { body?: JsonObject; payload?: string },
   ): Promise<void> {
-    await this.#call("POST", this.#device(deviceUID, `/notes/${enc(notefileID)}/${enc(noteID)}`), { ...note });
+    await this.#call("POST", this.#device(deviceUID, `/notes/${enc(notefileID)}/${enc(noteID)}`), {
+      ...note,
+    });
   }
 
   // --- firmware and DFU --------------------------------------------------------------------------

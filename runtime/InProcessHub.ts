@@ -49,7 +49,8 @@ export class InProcessHub extends HubApi {
   readonly #parts: Parts;
 
   private constructor(parts: Parts) {
-    const app = () => (parts.app ??= buildHubApp({ services: parts.services, logger: false }).then((b) => b.app));
+    const app = () =>
+      (parts.app ??= buildHubApp({ services: parts.services, logger: false }).then((b) => b.app));
     super({
       app,
       token: parts.token,

@@ -46,7 +46,11 @@ describe("a scenario's hub, through its REST API", () => {
     expect(all.body.events.map((e) => e.file).sort()).toEqual(["alerts.qo", "sensors.qo"]);
     const bad = await hub.request("GET", `${path}?sortOrder=sideways`);
     expect(bad.status).toBe(400);
-    expect(bad.body).toMatchObject({ code: 400, status: "Bad Request", err: expect.stringContaining("sortOrder") });
+    expect(bad.body).toMatchObject({
+      code: 400,
+      status: "Bad Request",
+      err: expect.stringContaining("sortOrder"),
+    });
     expect((await hub.request("GET", "/v1/nowhere")).status).toBe(404);
     // A helper throws the refusal.
     await expect(hub.getDevice("dev:000000000000000")).rejects.toBeInstanceOf(HubApiError);
@@ -108,7 +112,12 @@ describe("a scenario's hub, through its REST API", () => {
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/ingest`;
-      const route = await hub.createRoute({ label: "ingest", type: "http", http: { url }, files: ["sensors.qo"] });
+      const route = await hub.createRoute({
+        label: "ingest",
+        type: "http",
+        http: { url },
+        files: ["sensors.qo"],
+      });
       await host.request({ req: "note.add", file: "sensors.qo", body: { temp: 22 } });
       await sync();
       await hub.settle(); // the delivery due now has ended
@@ -126,18 +135,23 @@ describe("a scenario's hub, through its REST API", () => {
     const api = await hub.listen();
     expect(api.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const get = async (path: string) => {
-      const response = await fetch(`${api.url}${path}`, { headers: { Authorization: `Bearer ${api.token}` } });
+      const response = await fetch(`${api.url}${path}`, {
+        headers: { Authorization: `Bearer ${api.token}` },
+      });
       return { status: response.status, body: (await response.json()) as Record<string, unknown> };
     };
     const devices = await get(`/v1/projects/${api.projectUid}/devices`);
     expect(devices.status).toBe(200);
     expect((devices.body["devices"] as { uid: string }[]).map((d) => d.uid)).toEqual([device]);
     // What a client changes over HTTP reaches the module like any change on the hub.
-    const put = await fetch(`${api.url}/v1/projects/${api.projectUid}/devices/${device}/environment_variables`, {
-      method: "PUT",
-      headers: { "X-Session-Token": api.token, "Content-Type": "application/json" },
-      body: JSON.stringify({ environment_variables: { interval: "90" } }),
-    });
+    const put = await fetch(
+      `${api.url}/v1/projects/${api.projectUid}/devices/${device}/environment_variables`,
+      {
+        method: "PUT",
+        headers: { "X-Session-Token": api.token, "Content-Type": "application/json" },
+        body: JSON.stringify({ environment_variables: { interval: "90" } }),
+      },
+    );
     expect(put.status).toBe(200);
     await sync();
     expect(await host.request({ req: "env.get", name: "interval" })).toMatchObject({ text: "90" });

@@ -50,9 +50,9 @@ describe("finish() and the test's own requests", () => {
     ]);
     // An object of fields, or a function of (request, line): for ignore and expectHostRequest alike.
     expect(await unexpected((s) => s.ignore({ req: "echo" }))).toEqual([]);
-    expect(await unexpected((s) => s.ignore((r, line) => r["text"] === "poll" && line.kind === "request"))).toEqual([
-      expect.stringMatching(/host line nobody expected: .*"text":"x"/),
-    ]);
+    expect(
+      await unexpected((s) => s.ignore((r, line) => r["text"] === "poll" && line.kind === "request")),
+    ).toEqual([expect.stringMatching(/host line nobody expected: .*"text":"x"/)]);
   });
 
   it("ignore reaches lines that are not requests through the line: (_, line) => line.kind", async () => {

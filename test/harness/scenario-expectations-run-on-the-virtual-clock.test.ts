@@ -59,7 +59,9 @@ describe("scenario expectations on the virtual clock", () => {
   it("fails at the end on host requests nobody expected, listing them, with the capture saved", async () => {
     sc = await Scenario.start({ capture: true, seed: "unexpected" });
     // A host program of the test's own on the raw link (not the emulator the test drives).
-    sc.hostLink!.write(encoder.encode('{"req":"echo","text":"expected"}\n{"req":"echo","text":"surprise"}\n'));
+    sc.hostLink!.write(
+      encoder.encode('{"req":"echo","text":"expected"}\n{"req":"echo","text":"surprise"}\n'),
+    );
     await sc.advance(100);
     await sc.expectHostRequest((r) => r["text"] === "expected");
     const failure = await sc.finish().then(
