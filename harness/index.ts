@@ -11,7 +11,7 @@ export {
   type SessionResult,
   type TimelineEntry,
 } from "./SyncTimeline.js";
-export { ScenarioTimeout } from "./TimeDriver.js";
+export { ScenarioTimeout, VirtualTimeDriver, RealTimeDriver, type TimeDriver } from "./TimeDriver.js";
 export type { HostLine, HostLineKind, HostLineMatch } from "./HostTraffic.js";
 export type { HubEnvScopes } from "./hubEnvironment.js";
 export type { NoteCHostOptions, ScenarioHost } from "./ScenarioHost.js";
@@ -58,6 +58,7 @@ export {
 // Host emulators: note-c over serial or I2C.
 export { NoteCHost, HostRestarted, type HostEvent } from "./host/NoteCHost.js";
 export { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";
+export { NoteCIap, type NoteCIapOptions, type IapResult } from "./host/NoteCIap.js";
 export { SerialHostTransport, type SerialHostTransportOptions } from "./host/SerialHostTransport.js";
 export { I2cHostTransport } from "./host/I2cHostTransport.js";
 export { HostIoError, type HostTransport } from "./host/HostTransport.js";
@@ -81,7 +82,16 @@ export { StagedLink, type StagedLinkOptions } from "../hil/links/StagedLink.js";
 export type { ByteLink } from "../hil/links/ByteLink.js";
 export type { ImpairmentSpec, LinkImpairmentSpec } from "../hil/impair/Impairments.js";
 export { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
+export { BSC, IDEAL, PICO, type I2cHardwareProfile } from "../hil/i2c/I2cHardwareProfile.js";
 export type { I2cController } from "../hil/i2c/I2cController.js";
 export { SimGpioChip } from "../hil/gpio/SimGpioChip.js";
 export { buildBoard, type BoardRig, type BoardRigOptions } from "../boards/buildBoard.js";
 export { SimulatedModule } from "../runtime/SimulatedModule.js";
+export { I2cTarget } from "../firmware/host/I2cTarget.js";
+// The world around the module, for scenarios that play a track (`sc.world.playTrack`).
+export { World, type PlayOptions } from "../firmware/world/World.js";
+export { Track, type TrackOptions, type TrackPoint } from "../firmware/world/Track.js";
+export type { GeoPoint } from "../firmware/world/geo.js";
+export { parseTrack } from "../runtime/tracks/parseTrack.js";
+export { parseGpx } from "../runtime/tracks/parseGpx.js";
+export { parseNmea } from "../runtime/tracks/parseNmea.js";

@@ -237,6 +237,11 @@ export class HubApi {
     return this.#call("PUT", this.#device(deviceUID, "/fleets"), { fleet_uids: [...fleetUIDs] });
   }
 
+  /** Signal Device: a signal to a device, delivered at once to one in a continuous session (`hub.signal`). */
+  async signalDevice(deviceUID: string, body: JsonObject): Promise<void> {
+    await this.#call("POST", this.#device(deviceUID, "/signal"), { body });
+  }
+
   // --- events ------------------------------------------------------------------------------------
 
   /** Get Events: the project's events with the API's filters (`files`, `deviceUID`, dates, paging). */

@@ -29,7 +29,8 @@ interface Parts {
   readonly productUid: string;
   readonly listening: ListeningAddress[];
   readonly listeners: HubListener[];
-  readonly busy: { requests: number };
+  /** Requests on listeners, and sync messages being handled, now. */
+  readonly busy: { requests: number; sync: number };
   /** The base URL links in the API's answers use: a listener's, once there is one. */
   readonly publicUrl: { value: string };
   app?: Promise<FastifyInstance>;
@@ -92,7 +93,7 @@ export class InProcessHub extends HubApi {
       productUid: state.product_uid,
       listening,
       listeners,
-      busy: { requests: 0 },
+      busy: { requests: 0, sync: 0 },
       publicUrl,
     });
   }
@@ -112,12 +113,31 @@ export class InProcessHub extends HubApi {
    * before it moves the clock on (`settle`).
    */
   get busy(): boolean {
-    return this.#parts.busy.requests > 0 || this.#parts.services.routing.inFlight() > 0;
+    const busy = this.#parts.busy;
+    return busy.requests > 0 || busy.sync > 0 || this.#parts.services.routing.inFlight() > 0;
   }
 
-  /** How a module reaches this hub: its sync service called in process, the hub's product. */
+  /**
+   * How a module reaches this hub: its sync service called in process, the hub's product. A
+   * message being handled counts as `busy` (the hub may wait on real I/O: the gazetteer, a
+   * proxied web request), so a scenario's clock waits for its answer.
+   */
   connection(): HubConnection {
-    return { inProcess: this.services.sync, product: this.productUid };
+    const { sync } = this.services;
+    const busy = this.#parts.busy;
+    return {
+      inProcess: {
+        handle: async (request, transport) => {
+          busy.sync++;
+          try {
+            return await sync.handle(request, transport);
+          } finally {
+            busy.sync--;
+          }
+        },
+      },
+      product: this.productUid,
+    };
   }
 
   async close(): Promise<void> {
