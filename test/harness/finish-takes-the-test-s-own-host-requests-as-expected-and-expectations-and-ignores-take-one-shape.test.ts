@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
-import { Scenario, ScenarioFailure } from "cardsim/harness";
+import type { ScenarioFailure } from "cardsim/harness";
+import { Scenario } from "cardsim/harness";
 
 // A firmware team's test (imports only cardsim/harness; test/package runs it from the packed
 // package): what `finish()` counts as expected, and the one shape of expectHostRequest and ignore.

@@ -43,7 +43,7 @@ export async function runInPackedProject(
   }
   await writeFile(join(root, "vitest.config.ts"), CONFIG);
   const report = join(root, "report.json");
-  let output = "";
+  let output: string;
   try {
     const done = await run(
       process.execPath,
@@ -120,7 +120,7 @@ export async function typeCheckInPackedProject(folder: string): Promise<void> {
     });
   } catch (error) {
     const e = error as { stdout?: string; stderr?: string };
-    throw new Error(`tsc in the packed project:\n${e.stdout ?? ""}${e.stderr ?? ""}`);
+    throw new Error(`tsc in the packed project:\n${e.stdout ?? ""}${e.stderr ?? ""}`, { cause: error });
   }
 }
 
