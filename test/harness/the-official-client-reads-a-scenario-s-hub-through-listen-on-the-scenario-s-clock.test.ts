@@ -1,3 +1,4 @@
+// @ts-expect-error The client ships no type declarations (CommonJS, Babel-built).
 import NotehubJs from "@blues-inc/notehub-js";
 import { afterEach, expect, it } from "vitest";
 import { Scenario } from "cardsim/harness";
