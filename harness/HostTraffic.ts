@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from "node:util";
 import type { Clock } from "../core/Clock.js";
 import { checkRequestCrc } from "../firmware/host/RequestCrc.js";
 import type { LineHandler } from "../firmware/host/SerialSession.js";
@@ -39,6 +40,27 @@ export interface HostLine {
   readonly answered: Promise<void>;
 }
 
+/**
+ * Which host lines an expectation or an ignore rule means, the same shape for both: a function of
+ * the request (the object without its `crc` field; `{}` for a line that is not a request or
+ * command) and the whole line, or an object of fields the request must have (each equal, deeply).
+ */
+export type HostLineMatch = ((request: JsonObject, line: HostLine) => boolean) | JsonObject;
+
+/** The predicate a HostLineMatch stands for. */
+export function hostLineMatcher(match: HostLineMatch): (request: JsonObject, line: HostLine) => boolean {
+  if (typeof match === "function") return match;
+  const fields = Object.entries(match);
+  return (request) => fields.every(([key, value]) => isDeepStrictEqual(request[key], value));
+}
+
+/** A call of an emulated host in progress: the lines it sent count as expected once it ends. */
+export interface HostCall {
+  /** The host sent this text (a request line without its newline). */
+  sent(text: string): void;
+  end(): void;
+}
+
 interface Waiter {
   readonly predicate: (line: HostLine) => boolean;
   readonly resolve: (line: HostLine) => void;
@@ -64,6 +86,11 @@ export class HostTraffic {
   readonly #consumed = new Set<number>();
   readonly #waiters: Waiter[] = [];
   readonly #ignored: ((line: HostLine) => boolean)[] = [];
+  /** Lines of the emulated host's calls: expected, yet still there for an expectation to take. */
+  readonly #ofCalls = new Set<number>();
+  readonly #openCalls: { link: string; lines: number[] }[] = [];
+  /** Texts an ended call sent that had not arrived yet (a command still on the wire). */
+  readonly #late: { link: string; text: string }[] = [];
   #queue: Promise<unknown> = Promise.resolve();
 
   constructor(clock: Clock) {
@@ -129,10 +156,11 @@ export class HostTraffic {
    * The first unconsumed request or command matching `predicate` (now or later), consumed.
    * `cancel` withdraws the wait (it timed out), so that it does not take a later line.
    */
-  waitFor(predicate: (request: JsonObject, line: HostLine) => boolean): {
+  waitFor(match: HostLineMatch): {
     line: Promise<HostLine>;
     cancel: () => void;
   } {
+    const predicate = hostLineMatcher(match);
     const test = (line: HostLine) =>
       (line.kind === "request" || line.kind === "command") && predicate(line.request!, line);
     for (const line of this.#lines) {
@@ -155,20 +183,52 @@ export class HostTraffic {
     };
   }
 
-  /** Marks matching lines (now and later) as expected without waiting for them. */
-  ignore(predicate: (line: HostLine) => boolean): void {
+  /** Marks matching lines (now and later, of any kind) as expected without waiting for them. */
+  ignore(match: HostLineMatch): void {
+    const matches = hostLineMatcher(match);
+    const predicate = (line: HostLine) => matches(line.request ?? {}, line);
     this.#ignored.push(predicate);
     for (const line of this.#lines) if (predicate(line)) this.#consumed.add(line.index);
   }
 
-  /** Lines no expectation or ignore rule accounted for. */
+  /**
+   * A call of the emulated host on `link` begins (the test asked the host for it): the lines that
+   * arrive while it runs, and the texts it sent that arrive after it ended, are expected.
+   */
+  call(link: string): HostCall {
+    const open = { link, lines: [] as number[] };
+    const sent: string[] = [];
+    this.#openCalls.push(open);
+    return {
+      sent: (text) => void sent.push(text),
+      end: () => {
+        const i = this.#openCalls.indexOf(open);
+        if (i < 0) return;
+        this.#openCalls.splice(i, 1);
+        for (const index of open.lines) this.#ofCalls.add(index);
+        const arrived = open.lines.map((index) => this.#lines[index]!.text);
+        for (const text of sent) {
+          const j = arrived.indexOf(text);
+          if (j >= 0) arrived.splice(j, 1);
+          else this.#late.push({ link, text });
+        }
+      },
+    };
+  }
+
+  /** Lines no expectation or ignore rule took (the emulated host's own among them). */
   unconsumed(): HostLine[] {
     return this.#lines.filter((l) => !this.#consumed.has(l.index));
   }
 
-  /** One line per unconsumed host line, for failure messages. */
-  describeUnconsumed(): string[] {
-    return this.unconsumed().map(describe);
+  /** Lines no expectation, ignore rule or call of the emulated host accounted for: what fails `finish`. */
+  unexpected(): HostLine[] {
+    return this.unconsumed().filter((l) => !this.#ofCalls.has(l.index));
+  }
+
+  /** One line per unexpected host line, for failure messages. */
+  describeUnexpected(): string[] {
+    return this.unexpected().map(describe);
   }
 
   #record(link: string, bytes: Uint8Array, forced: HostLineKind | undefined) {
@@ -219,6 +279,12 @@ export class HostTraffic {
       answered,
     };
     this.#lines.push(entry);
+    for (const call of this.#openCalls) if (call.link === link) call.lines.push(entry.index);
+    const late = this.#late.findIndex((l) => l.link === link && l.text === text);
+    if (late >= 0) {
+      this.#late.splice(late, 1);
+      this.#ofCalls.add(entry.index);
+    }
     // Resync newlines and binary data are part of the protocol, not requests to expect.
     if (kind === "blank" || kind === "binary") this.#consumed.add(entry.index);
     else if (this.#ignored.some((p) => p(entry))) this.#consumed.add(entry.index);

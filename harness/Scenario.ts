@@ -19,7 +19,7 @@ import { InProcessHub } from "../runtime/InProcessHub.js";
 import { assembleModule, type ModuleRig } from "../runtime/assembleModule.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { SystemClock } from "../runtime/SystemClock.js";
-import { HostTraffic, type HostLine } from "./HostTraffic.js";
+import { HostTraffic, type HostLine, type HostLineMatch } from "./HostTraffic.js";
 import { scenarioCapture } from "./scenarioCapture.js";
 import { scenarioProblems } from "./scenarioProblems.js";
 import { scenarioRigOptions } from "./scenarioRigOptions.js";
@@ -138,6 +138,7 @@ export class Scenario {
       radio: this.radio,
       traffic: this.traffic,
       capture: this.capture,
+      hub: () => this.#hub ?? (this.#options.hub !== undefined ? "elsewhere" : undefined),
       powerCycle: () => this.#power.cycle(),
       cutPower: (mode, offMs) => this.cutPower(mode, offMs),
       armPowerLoss: (step, mode, offMs) => this.armPowerLoss(step, mode, offMs),
@@ -158,8 +159,13 @@ export class Scenario {
 
   async #connect(): Promise<void> {
     const options = this.#options;
-    if (options.hub === "in-process")
-      this.#hub = await InProcessHub.start({ clock: this.clock, seed: `${String(this.seed)}/hub` });
+    if (options.hub === "in-process") {
+      const hub = await InProcessHub.start({ clock: this.clock, seed: `${String(this.seed)}/hub` });
+      this.#hub = hub;
+      // Real I/O of the hub (a real client on a listener, a route delivery, a proxied web
+      // request) happens at the virtual moment it was asked for.
+      if (this.driver instanceof VirtualTimeDriver) this.driver.holdWhile(() => hub.busy);
+    }
     const hub = this.#hub ? this.#hub.connection() : options.hub === "in-process" ? undefined : options.hub;
     // The module and its board as every module is built (runtime/assembleModule); the host's
     // links are the scenario's own (serial, I2C), attached below.
@@ -340,18 +346,21 @@ export class Scenario {
   }
 
   /**
-   * Waits for the host to send a request or command matching `predicate` (the object without its
-   * crc field), consuming it. Earlier unmatched lines stay unconsumed (and fail `finish`).
+   * Waits for the host to send a request or command matching `match` (a function of the request,
+   * without its crc field, and the line; or an object of fields the request must have), consuming
+   * it. Earlier unmatched lines stay unconsumed (and fail `finish`, unless the emulated host sent
+   * them for the test).
    */
   async expectHostRequest(
-    predicate: (request: JsonObject, line: HostLine) => boolean,
+    match: HostLineMatch,
     options: { timeout?: number; what?: string } = {},
   ): Promise<HostLine> {
-    const wait = this.traffic.waitFor(predicate);
+    const wait = this.traffic.waitFor(match);
     try {
+      const shown = typeof match === "function" ? match.toString() : JSON.stringify(match);
       return await this.run(wait.line, {
         timeout: options.timeout,
-        what: options.what ?? `a host request matching ${predicate.toString().slice(0, 80)}`,
+        what: options.what ?? `a host request matching ${shown.slice(0, 80)}`,
       });
     } catch (error) {
       wait.cancel();
@@ -368,9 +377,13 @@ export class Scenario {
     return line.replyJson;
   }
 
-  /** Marks host lines matching `predicate` (now and later) as expected. */
-  ignore(predicate: (line: HostLine) => boolean): void {
-    this.traffic.ignore(predicate);
+  /**
+   * Marks host lines matching `match` (now and later) as expected: the same shape as
+   * `expectHostRequest`'s, over lines of every kind (`request` is `{}` for a line that is not a
+   * request or command: `(_, line) => line.kind === "invalid"`).
+   */
+  ignore(match: HostLineMatch): void {
+    this.traffic.ignore(match);
   }
 
   /**

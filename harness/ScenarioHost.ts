@@ -2,6 +2,7 @@ import type { Clock } from "../core/Clock.js";
 import type { JsonObject } from "../core/json.js";
 import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { ByteLink } from "../hil/links/ByteLink.js";
+import type { HostCall, HostTraffic } from "./HostTraffic.js";
 import type { HostTransport } from "./host/HostTransport.js";
 import { I2cHostTransport } from "./host/I2cHostTransport.js";
 import { NoteCHost, type HostEvent } from "./host/NoteCHost.js";
@@ -29,10 +30,11 @@ export function attachNoteCHost(
     serial: ScenarioSerial;
     i2c: ScenarioI2c | undefined;
     capture: LinkCapture | undefined;
+    traffic: HostTraffic;
   },
   options: NoteCHostOptions,
 ): ScenarioHost {
-  const { clock, serial, i2c, capture } = scenario;
+  const { clock, serial, i2c, capture, traffic } = scenario;
   const timing: NoteCTiming = { ...NOTE_C_TIMING, ...options.timing };
   const kind = options.transport ?? "serial";
   let transport: HostTransport;
@@ -59,13 +61,28 @@ export function attachNoteCHost(
   }
   const link = kind === "i2c" ? "i2c.host" : `${serial.name}.host`;
   const events: HostEvent[] = [];
+  // What the module receives on this link, as the scenario's traffic names it.
+  const trafficLink = kind === "i2c" ? "i2c" : serial.name;
+  const calls: HostCall[] = [];
   const noteC = new NoteCHost({
     clock,
     transport,
     timing,
     crc: options.crc,
+    // The test asked the host for each of its calls: what the host sends for one is expected.
+    onCall: () => {
+      const call = traffic.call(trafficLink);
+      calls.push(call);
+      return () => {
+        const i = calls.indexOf(call);
+        if (i >= 0) calls.splice(i, 1);
+        call.end();
+      };
+    },
     onEvent: (event) => {
       events.push(event);
+      if (event.event === "send" && event.detail !== undefined)
+        for (const call of calls) call.sent(event.detail);
       if (event.event !== "send" && event.event !== "reply") {
         capture?.record(link, "h2m", "event", undefined, {
           host: event.event,

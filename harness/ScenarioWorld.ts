@@ -20,6 +20,8 @@ import type {
 import type { Track } from "../firmware/world/Track.js";
 import type { PlayOptions, World } from "../firmware/world/World.js";
 import type { JsonObject } from "../core/json.js";
+import type { HubApi } from "../runtime/HubApi.js";
+import { checkHubEnvScopes, setHubEnvironment, type HubEnvScopes } from "./hubEnvironment.js";
 
 /** What the world needs from its scenario. */
 export interface WorldHost {
@@ -31,6 +33,11 @@ export interface WorldHost {
   readonly radio: ScenarioRadio;
   readonly traffic: HostTraffic;
   readonly capture: LinkCapture | undefined;
+  /**
+   * The scenario's hub: its API (an in-process hub), `elsewhere` (a connection to a hub the
+   * scenario cannot administer), or undefined (none).
+   */
+  hub(): HubApi | "elsewhere" | undefined;
   /** Cuts the module's power and boots it again on its flash. */
   powerCycle(): Promise<void>;
   /** The power fails now, losing what was not on the flash medium (power-loss flash only). */
@@ -69,15 +76,26 @@ export class ScenarioWorld {
   }
 
   /**
-   * The hub delivers environment variables, as the sync engine will write them: each scope given
-   * replaces that scope's values (`env.get` then sees them under any host `env.set` value).
+   * Hub environment variables; each scope given replaces that scope's values. With a hub of the
+   * scenario's own (`hub: "in-process"`), they are set on the hub through its REST API (device,
+   * the scenario's fleet, project) and reach the module at its next sync, as in reality. Without a
+   * hub they are written into the module as the sync engine would write them (`env.get` sees them
+   * at once, under any host `env.set` value), recorded in the capture and replayed.
    */
-  hubEnv(scopes: {
-    device?: Record<string, string>;
-    fleet?: Record<string, string>;
-    project?: Record<string, string>;
-  }): Promise<void> {
-    return this.apply({ action: "env", ...scopes });
+  async hubEnv(scopes: HubEnvScopes): Promise<void> {
+    checkHubEnvScopes(scopes);
+    const hub = this.#host.hub();
+    if (hub === "elsewhere")
+      throw new Error(
+        "hubEnv: this scenario's hub is a connection of the test's: set the variables through that hub's API (a scenario with hub: \"in-process\" sets them itself)",
+      );
+    if (hub) return setHubEnvironment(hub, this.#host.module().deviceUid, scopes);
+    return this.apply({
+      action: "env",
+      ...(scopes.device ? { device: { ...scopes.device } } : {}),
+      ...(scopes.fleet ? { fleet: { ...scopes.fleet } } : {}),
+      ...(scopes.project ? { project: { ...scopes.project } } : {}),
+    });
   }
 
   // --- the physical world (recorded in captures, replayed at the same moment) ---------------
@@ -236,14 +254,7 @@ export class ScenarioWorld {
 
   async #hubEnv(action: Extract<WorldAction, { action: "env" }>): Promise<void> {
     const module = this.#host.module();
-    for (const scope of ["device", "fleet", "project"] as const) {
-      const values = action[scope];
-      if (values === undefined) continue;
-      for (const [name, text] of Object.entries(values)) {
-        if (name === "" || typeof text !== "string")
-          throw new Error(`hub env ${scope}: "${name}" needs a string value`);
-      }
-    }
+    checkHubEnvScopes(action);
     await module.exclusive(() => {
       const box = module.notebox;
       const previous = box.config<HubEnvironment>(ENV_KEYS.hub) ?? {};

@@ -69,6 +69,10 @@ export interface SteppableClock extends Clock {
 }
 
 const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+const realPause = () => new Promise<void>((resolve) => setTimeout(resolve, 1));
+
+/** How long (real ms) the clock waits at most for real I/O before it moves on regardless. */
+export const HOLD_LIMIT_MS = 10_000;
 
 /**
  * Virtual time: while anything is awaited through `run`, the clock jumps from one pending timer
@@ -81,9 +85,20 @@ export class VirtualTimeDriver implements TimeDriver {
   readonly virtual = true;
   #waiting = 0;
   #pumping = false;
+  #busy: (() => boolean) | undefined;
 
   constructor(clock: SteppableClock) {
     this.clock = clock;
+  }
+
+  /**
+   * Something outside the clock (real I/O: a real HTTP client of the hub, a route delivery, a
+   * proxied web request) that the clock waits for while `busy()` says so, so that a real answer
+   * arrives at the virtual moment it was asked for (up to HOLD_LIMIT_MS of real time; then the
+   * clock moves on, so that timeouts on the clock can fire).
+   */
+  holdWhile(busy: () => boolean): void {
+    this.#busy = busy;
   }
 
   run<T>(promise: Promise<T>, timeoutMs: number, what: string): Promise<T> {
@@ -101,9 +116,17 @@ export class VirtualTimeDriver implements TimeDriver {
     if (this.#pumping) return;
     this.#pumping = true;
     try {
+      let heldSince: number | undefined;
       for (;;) {
         await yieldToEventLoop();
         if (this.#waiting === 0) return;
+        if (this.#busy?.()) {
+          heldSince ??= Date.now();
+          if (Date.now() - heldSince < HOLD_LIMIT_MS) {
+            await realPause();
+            continue;
+          }
+        } else heldSince = undefined;
         // There is always a timer: every wait has its deadline on the clock.
         if (!(await this.clock.next())) return;
       }

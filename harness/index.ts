@@ -11,8 +11,9 @@ export {
   type SessionResult,
   type TimelineEntry,
 } from "./SyncTimeline.js";
-export { ScenarioTimeout } from "./TimeDriver.js";
-export type { HostLine, HostLineKind } from "./HostTraffic.js";
+export { ScenarioTimeout, VirtualTimeDriver, RealTimeDriver, type TimeDriver } from "./TimeDriver.js";
+export type { HostLine, HostLineKind, HostLineMatch } from "./HostTraffic.js";
+export type { HubEnvScopes } from "./hubEnvironment.js";
 export type { NoteCHostOptions, ScenarioHost } from "./ScenarioHost.js";
 export type { WorldAction } from "./WorldAction.js";
 export type { PacingRule, WireLine } from "./SegmentPacing.js";
@@ -39,9 +40,25 @@ export {
 } from "../firmware/radio/RadioConditions.js";
 export { ENERGY_DEFAULTS, type EnergyRates, type EnergyReport } from "../firmware/power/EnergyMeter.js";
 
+// The scenario's hub (`hub: "in-process"`): its REST API in process and on a loopback port.
+export { InProcessHub, type InProcessHubOptions } from "../runtime/InProcessHub.js";
+export {
+  HubApi,
+  HubApiError,
+  type DfuDevices,
+  type FirmwareType,
+  type GetEventsQuery,
+  type HubEvent,
+  type HubListener,
+  type HubQuery,
+  type HubRequestBody,
+  type HubResponse,
+} from "../runtime/HubApi.js";
+
 // Host emulators: note-c over serial or I2C.
 export { NoteCHost, HostRestarted, type HostEvent } from "./host/NoteCHost.js";
 export { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";
+export { NoteCIap, type NoteCIapOptions, type IapResult } from "./host/NoteCIap.js";
 export { SerialHostTransport, type SerialHostTransportOptions } from "./host/SerialHostTransport.js";
 export { I2cHostTransport } from "./host/I2cHostTransport.js";
 export { HostIoError, type HostTransport } from "./host/HostTransport.js";
@@ -65,7 +82,16 @@ export { StagedLink, type StagedLinkOptions } from "../hil/links/StagedLink.js";
 export type { ByteLink } from "../hil/links/ByteLink.js";
 export type { ImpairmentSpec, LinkImpairmentSpec } from "../hil/impair/Impairments.js";
 export { SimI2cBus } from "../hil/i2c/SimI2cBus.js";
+export { BSC, IDEAL, PICO, type I2cHardwareProfile } from "../hil/i2c/I2cHardwareProfile.js";
 export type { I2cController } from "../hil/i2c/I2cController.js";
 export { SimGpioChip } from "../hil/gpio/SimGpioChip.js";
 export { buildBoard, type BoardRig, type BoardRigOptions } from "../boards/buildBoard.js";
 export { SimulatedModule } from "../runtime/SimulatedModule.js";
+export { I2cTarget } from "../firmware/host/I2cTarget.js";
+// The world around the module, for scenarios that play a track (`sc.world.playTrack`).
+export { World, type PlayOptions } from "../firmware/world/World.js";
+export { Track, type TrackOptions, type TrackPoint } from "../firmware/world/Track.js";
+export type { GeoPoint } from "../firmware/world/geo.js";
+export { parseTrack } from "../runtime/tracks/parseTrack.js";
+export { parseGpx } from "../runtime/tracks/parseGpx.js";
+export { parseNmea } from "../runtime/tracks/parseNmea.js";

@@ -30,7 +30,7 @@ export async function scenarioProblems(parts: ScenarioParts): Promise<string[]> 
   };
   const { serial, i2c, host } = parts;
   await settle(serial.uart.session.idle(), "the module to answer what it has");
-  for (const line of parts.traffic.describeUnconsumed()) problems.push(`host line nobody expected: ${line}`);
+  for (const line of parts.traffic.describeUnexpected()) problems.push(`host line nobody expected: ${line}`);
   for (const episode of serial.unexpectedOverflows()) {
     const lost = episode.reduce((n, o) => n + o.bytes.length, 0);
     problems.push(

@@ -19,7 +19,8 @@ export {
   type StartHubOptions,
 } from "./startHub.js";
 export { HOSTED_RATE_LIMITS, parseRateLimits, type RateLimits } from "../hub/auth/RateLimiter.js";
-export type { HubServices } from "../hub/HubServices.js";
+export { createHubServices, type HubServices, type HubServicesOptions } from "../hub/HubServices.js";
+export { buildHubApp, type HubAppOptions } from "../hub/HubApp.js";
 
 export {
   SimulatedModule,
@@ -46,6 +47,18 @@ export { SeededCrypto } from "../core/SeededCrypto.js";
 export { WebCryptoCrypto } from "./WebCryptoCrypto.js";
 export { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 export { InProcessHub, type InProcessHubOptions } from "./InProcessHub.js";
+export {
+  HubApi,
+  HubApiError,
+  type DfuDevices,
+  type FirmwareType,
+  type GetEventsQuery,
+  type HubEvent,
+  type HubListener,
+  type HubQuery,
+  type HubRequestBody,
+  type HubResponse,
+} from "./HubApi.js";
 export type { KvStore } from "../firmware/storage/KvStore.js";
 export { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 export { SimPowerSource, type PowerSource } from "../firmware/PowerSource.js";
@@ -57,5 +70,12 @@ export {
 export { HubLinkError, type HubLink } from "../firmware/radio/HubLink.js";
 export type { AttnPin } from "../firmware/attn/AttnPin.js";
 export type { Surroundings } from "../firmware/world/Surroundings.js";
+// The world around a module: position, tracks, motion, temperature, AUX lines (docs/world.md).
+export { World, type PlayOptions } from "../firmware/world/World.js";
+export { Track, type TrackOptions, type TrackPoint } from "../firmware/world/Track.js";
+export type { GeoPoint } from "../firmware/world/geo.js";
+export { parseTrack } from "./tracks/parseTrack.js";
+export { parseGpx } from "./tracks/parseGpx.js";
+export { parseNmea } from "./tracks/parseNmea.js";
 export { MemoryLog, silentLog, type ModuleLog } from "../firmware/ModuleLog.js";
 export type { ByteLink } from "../hil/links/ByteLink.js";

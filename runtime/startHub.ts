@@ -13,6 +13,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../core/Clock.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "./hubDefaults.js";
+import { HubApi } from "./HubApi.js";
 import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import { SystemClock } from "./SystemClock.js";
 import type { HubServices } from "../hub/HubServices.js";
@@ -90,7 +91,11 @@ export interface StartHubOptions {
   routeLogRetention?: Partial<RouteLogRetention>;
 }
 
-export interface RunningHub {
+/**
+ * A hub serving its API: `url` (and `tlsUrl`), the credentials it wrote, and its REST API in
+ * process (HubApi: `request`, the helpers; `listen()` gives its own URL and token).
+ */
+export interface RunningHub extends HubApi {
   readonly url: string;
   readonly tlsUrl: string | null;
   readonly credentials: HubCredentials;
@@ -380,7 +385,23 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     const finalApp = app;
     const finalHttp = httpServer!;
     const finalHttps = httpsServer;
-    return {
+    const api = new HubApi({
+      app: () => Promise.resolve(finalApp),
+      token: credentials.token,
+      projectUid: credentials.project_uid,
+      productUid: credentials.product_uid,
+      // It listens already: its own address, as credentials.json gives it.
+      listen: () =>
+        Promise.resolve({
+          url,
+          token: credentials.token,
+          projectUid: credentials.project_uid,
+          productUid: credentials.product_uid,
+          close: () => Promise.resolve(),
+        }),
+      settle: () => built.services.routing.settle(),
+    });
+    return Object.assign(api, {
       url,
       tlsUrl,
       credentials,
@@ -405,7 +426,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
         })();
         return closing;
       },
-    };
+    });
   } catch (e) {
     gate.fail();
     httpServer?.close();

@@ -4,7 +4,7 @@
  */
 import { execFile } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, readdir, readFile, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -110,4 +110,27 @@ export async function installIntoEmptyProject(tarball: string, dir: string): Pro
  */
 export async function linkTool(project: string, name: string): Promise<void> {
   await symlink(join(REPO, "node_modules", name), join(project, "node_modules", name), "dir");
+}
+
+/**
+ * Gives the project's copy of a native dependency (better-sqlite3) the binary this repository's
+ * install built for the same version on this machine, in place of its install script (skipped by
+ * `installIntoEmptyProject`), which would build the very same from source, offline or not.
+ */
+export async function copyNativeBuild(
+  project: string,
+  name: string,
+  binary = "better_sqlite3.node",
+): Promise<void> {
+  const ours = JSON.parse(await readFile(join(REPO, "node_modules", name, "package.json"), "utf8")) as {
+    version: string;
+  };
+  const theirs = JSON.parse(await readFile(join(project, "node_modules", name, "package.json"), "utf8")) as {
+    version: string;
+  };
+  if (ours.version !== theirs.version)
+    throw new Error(`${name} ${theirs.version} in the project, ${ours.version} here: no binary to give it`);
+  const release = join("node_modules", name, "build", "Release");
+  await mkdir(join(project, release), { recursive: true });
+  await cp(join(REPO, release, binary), join(project, release, binary));
 }

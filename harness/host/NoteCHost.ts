@@ -21,6 +21,11 @@ export interface NoteCHostOptions {
   /** Add the request CRC (note-c does unless built with NOTE_C_LOW_MEM). */
   readonly crc?: boolean;
   readonly onEvent?: (event: HostEvent) => void;
+  /**
+   * Told when one of the host's calls (request, command, reset, binary put or get) begins; the
+   * function it returns is called when that call ends, however it ends.
+   */
+  readonly onCall?: () => () => void;
 }
 
 const decoder = new TextDecoder();
@@ -45,6 +50,7 @@ export class NoteCHost {
   readonly #transport: HostTransport;
   readonly #crc: boolean;
   readonly #onEvent: (event: HostEvent) => void;
+  readonly #onCall: (() => () => void) | undefined;
   #sequence = 0;
   #resetRequired = true;
   #moduleSendsCrc = false;
@@ -58,6 +64,7 @@ export class NoteCHost {
     this.timing = { ...NOTE_C_TIMING, ...options.timing };
     this.#crc = options.crc ?? true;
     this.#onEvent = options.onEvent ?? (() => undefined);
+    this.#onCall = options.onCall;
   }
 
   get transport(): HostTransport {
@@ -124,7 +131,15 @@ export class NoteCHost {
   }
 
   #exclusive<T>(task: () => Promise<T>): Promise<T> {
-    const run = this.#busy.then(task, task);
+    const call = async () => {
+      const end = this.#onCall?.();
+      try {
+        return await task();
+      } finally {
+        end?.();
+      }
+    };
+    const run = this.#busy.then(call, call);
     this.#busy = run.catch(() => undefined);
     return run;
   }

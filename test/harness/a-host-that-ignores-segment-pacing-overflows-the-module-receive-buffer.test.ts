@@ -33,7 +33,7 @@ describe("a host that ignores segment pacing", () => {
     expect((sc.log as MemoryLog).lines.some((l) => l.message === "serial receive buffer overflow")).toBe(
       true,
     );
-    sc.ignore((l) => l.kind === "invalid");
+    sc.ignore((_, l) => l.kind === "invalid");
     await sc.finish();
   });
 
@@ -70,7 +70,7 @@ describe("a host that ignores segment pacing", () => {
     expect(first.map((o) => o.bytes.length)).toEqual([sc.wireLines[2]!.bytes - 1502, 2]);
     for (let i = 1; i < sc.overflows.length; i++) await sc.expectOverflow();
     await sc.expectHostRequest((r) => r["req"] === "echo");
-    sc.ignore((l) => l.kind === "invalid");
+    sc.ignore((_, l) => l.kind === "invalid");
     await sc.finish();
   });
 });

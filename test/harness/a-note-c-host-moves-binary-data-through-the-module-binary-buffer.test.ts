@@ -30,7 +30,7 @@ describe("binary transfers by a note-c host over serial", () => {
     expect(sc.overflows).toHaveLength(0);
     const gets = sc.traffic.lines.filter((l) => l.request?.["req"] === "card.binary.get");
     expect(gets.every((l) => l.replyAfter !== undefined && l.replyAfter.at(-1) === 0x0a)).toBe(true);
-    sc.ignore((l) => String(l.request?.["req"]).startsWith("card.binary"));
+    sc.ignore((r) => String(r["req"]).startsWith("card.binary"));
     await sc.finish();
   });
 

@@ -58,9 +58,11 @@ describe("scenario expectations on the virtual clock", () => {
 
   it("fails at the end on host requests nobody expected, listing them, with the capture saved", async () => {
     sc = await Scenario.start({ capture: true, seed: "unexpected" });
-    const host = sc.attachNoteC();
-    await host.request({ req: "echo", text: "expected" });
-    await host.request({ req: "echo", text: "surprise" });
+    // A host program of the test's own on the raw link (not the emulator the test drives).
+    sc.hostLink!.write(
+      encoder.encode('{"req":"echo","text":"expected"}\n{"req":"echo","text":"surprise"}\n'),
+    );
+    await sc.advance(100);
     await sc.expectHostRequest((r) => r["text"] === "expected");
     const failure = await sc.finish().then(
       () => undefined,
@@ -81,10 +83,13 @@ describe("scenario expectations on the virtual clock", () => {
 
   it("accepts lines an ignore rule covers, now and later", async () => {
     sc = await Scenario.start();
-    const host = sc.attachNoteC();
-    await host.request({ req: "echo", text: "poll" });
-    sc.ignore((line) => line.request?.["text"] === "poll");
-    await host.request({ req: "echo", text: "poll" });
+    const poll = encoder.encode('{"req":"echo","text":"poll"}\n');
+    sc.hostLink!.write(poll);
+    await sc.advance(100);
+    sc.ignore({ text: "poll" });
+    sc.hostLink!.write(poll);
+    await sc.advance(100);
+    expect(sc.traffic.lines.map((l) => l.replyJson)).toEqual([{ text: "poll" }, { text: "poll" }]);
     await sc.finish();
   });
 

@@ -137,7 +137,7 @@ describe("the note-c host emulator against the module", () => {
     expect(after.crcSequence).toBe(0);
     // The abandoned request's first segment reached the module and ends at the reset's newline.
     expect(sc.traffic.unconsumed().map((l) => l.kind)).toEqual(["invalid"]);
-    sc.ignore((l) => l.kind === "invalid");
+    sc.ignore((_, l) => l.kind === "invalid");
     await sc.finish();
   });
 });

@@ -60,8 +60,7 @@ describe("the sync timeline", () => {
     await sync();
     // At three hours the hub has a command for the module; the next sync brings it down.
     await sc.advance(3 * 60 * MINUTE - (sc.clock.now() - START));
-    const device = (await hub.services.store.devices.getDevice(sc.module.deviceUid))!;
-    await hub.services.notes.add(device, "commands.qi", null, { body: { valve: "open" }, payload: null });
+    await hub.addQiNote(sc.module.deviceUid, "commands.qi", { body: { valve: "open" } });
     await sync();
     expect(await req({ req: "note.get", file: "commands.qi", delete: true })).toMatchObject({
       body: { valve: "open" },
@@ -105,13 +104,8 @@ describe("the sync timeline", () => {
       },
     ]);
     // The hub saw the three sessions that reached it.
-    const events = await hub.services.store.telemetry.listEvents(
-      hub.projectUid,
-      { deviceUids: [sc.module.deviceUid] },
-      { by: "modified", descending: false },
-      { offset: 0, limit: 100 },
-    );
-    expect(events.items.filter((e) => e.file === "_session.qo")).toHaveLength(6);
+    const { events } = await hub.getEvents({ deviceUID: sc.module.deviceUid, files: "_session.qo" });
+    expect(events).toHaveLength(6);
   });
 
   it("follows the module across a power cycle and is written as JSON, read back, and as a fixed-width table on the scenario's time", async () => {

@@ -157,7 +157,7 @@ describe("the module's world, scripted", () => {
     expect(host.noteC.stats.retries).toBe(1);
     await sc.expectHostRequest((r) => r["req"] === "echo");
     // The half line the old module had is gone; the new one saw the rest as a damaged line.
-    sc.ignore((l) => l.kind === "invalid");
+    sc.ignore((_, l) => l.kind === "invalid");
     expect(sc.capture!.entries.some((e) => e.info?.["event"] === "power-off")).toBe(true);
     await sc.finish();
   });

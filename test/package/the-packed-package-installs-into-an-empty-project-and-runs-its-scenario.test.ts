@@ -1,9 +1,10 @@
 import { execFile } from "node:child_process";
-import { copyFile, mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { installIntoEmptyProject, linkTool, packRepository, REPO } from "../../tools/packedPackage.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPO } from "../../tools/packedPackage.js";
+import { packedProject, runInPackedProject } from "./support/packedProject.js";
 
 const run = promisify(execFile);
 
@@ -11,18 +12,14 @@ const run = promisify(execFile);
 const WORKED_EXAMPLE = join(REPO, "test/harness/the-worked-example-of-docs-harness-md-runs.test.ts");
 
 describe("npm pack, then npm install of the tarball into an empty project", () => {
-  let packed: { dir: string; tarball: string };
+  let packed: { tarball: string };
   let project: string;
 
-  beforeAll(async () => {
-    packed = await packRepository();
-    project = await installIntoEmptyProject(packed.tarball, packed.dir);
-    await linkTool(project, "vitest");
-    await linkTool(project, "typescript");
-  }, 240_000);
-
-  afterAll(async () => {
-    if (packed) await rm(packed.dir, { recursive: true, force: true });
+  // Packed and installed once per run, for every test file of test/package (support/packOnce.ts).
+  beforeAll(() => {
+    const shared = packedProject();
+    packed = shared;
+    project = shared.project;
   });
 
   it("holds compiled JavaScript with declarations, the bin and the docs, and no sources or tests", async () => {
@@ -38,15 +35,14 @@ describe("npm pack, then npm install of the tarball into an empty project", () =
   });
 
   it("runs the harness's worked example from the project's own vitest suite", async () => {
-    await mkdir(join(project, "test"), { recursive: true });
-    await copyFile(WORKED_EXAMPLE, join(project, "test", "interval.test.ts"));
-    const { stdout } = await run(process.execPath, [join(project, "node_modules/vitest/vitest.mjs"), "run"], {
-      cwd: project,
-      env: { ...process.env, CI: "1", NO_COLOR: "1", FORCE_COLOR: "0" },
+    const { tests, output } = await runInPackedProject("worked-example", {
+      "test/interval.test.ts": await readFile(WORKED_EXAMPLE, "utf8"),
     });
-    // eslint-disable-next-line no-control-regex
-    expect(stdout.replace(/\u001b\[[0-9;]*m/g, "")).toMatch(/Tests\s+1 passed \(1\)/);
-  }, 120_000);
+    expect(
+      tests.map((t) => [t.status, t.failures]),
+      output,
+    ).toEqual([["passed", []]]);
+  });
 
   it("type-checks against the package's declarations (cardsim and cardsim/harness)", async () => {
     await writeFile(
@@ -61,7 +57,7 @@ describe("npm pack, then npm install of the tarball into an empty project", () =
           skipLibCheck: true,
           types: [],
         },
-        include: ["test", "start.ts"],
+        include: ["start.ts"],
       }),
     );
     await writeFile(

@@ -60,8 +60,7 @@ describe("thirty days of periodic sync on the fake clock", () => {
     s.radio.outage({ what: "registration", forMs: REGISTRATION_OUTAGE.to - REGISTRATION_OUTAGE.from });
     await at(COMMAND_AT);
     const hub = s.hub!;
-    const device = (await hub.services.store.devices.getDevice(s.module.deviceUid))!;
-    await hub.services.notes.add(device, "commands.qi", null, { body: { valve: "open" }, payload: null });
+    await hub.addQiNote(s.module.deviceUid, "commands.qi", { body: { valve: "open" } });
     await at(HUB_OUTAGE.from);
     s.radio.outage({ what: "hub", forMs: HUB_OUTAGE.to - HUB_OUTAGE.from });
     await at(USB.from);
@@ -154,13 +153,13 @@ describe("thirty days of periodic sync on the fake clock", () => {
 
     // Nothing was lost: every reading taken before the last session is on the hub, once.
     const last = sessions.at(-1)!;
-    const events = await hub.services.store.telemetry.listEvents(
-      hub.projectUid,
-      { deviceUids: [s.module.deviceUid], files: ["sensors.qo"] },
-      { by: "modified", descending: false },
-      { offset: 0, limit: 10_000 },
-    );
-    const ns = events.items.map((e) => Number((e.data["body"] as JsonObject)["n"]));
+    const { events, has_more } = await hub.getEvents({
+      deviceUID: s.module.deviceUid,
+      files: "sensors.qo",
+      pageSize: 10_000,
+    });
+    expect(has_more).toBe(false);
+    const ns = events.map((e) => Number((e["body"] as JsonObject)["n"]));
     expect(new Set(ns).size).toBe(ns.length);
     expect(ns.length).toBe(sessions.reduce((n, e) => n + e.notesUp, 0));
     expect(Math.max(...ns) + 1).toBe(ns.length);
