@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
 import { flashDirectory } from "./flash.js";
-import { describeHub, hubFailure, hubStartOptions, parseRateLimitOption } from "./hub.js";
+import { describeHub, hubFailure, hubStartOptions, logHubActivity, parseRateLimitOption } from "./hub.js";
 import {
   addModuleOptions,
   cliFailure,
@@ -44,13 +44,14 @@ export function registerUpCommand(program: Command): void {
       import("../runtime/startLocal.js"),
     ]);
     const flags = { listen: "--hub-listen", tlsListen: "--hub-tls-listen" };
+    const hubLog = createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" });
     const hubOptions = await hubStartOptions(
       {
         dir: options.dir,
         listen: options.hubListen,
         tlsListen: options.hubTlsListen,
         rateLimits: options.rateLimit ?? options.hubRateLimit ?? false,
-        log: createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" }),
+        log: hubLog,
       },
       flags,
     );
@@ -62,6 +63,7 @@ export function registerUpCommand(program: Command): void {
       clock: new SystemClock(),
       hub: hubOptions,
       module: { ...rig, tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP) },
+      onHub: (started) => logHubActivity(started, hubLog),
     }).catch((error: unknown) => {
       throw cliFailure(hubFailure(error, flags));
     });

@@ -1,0 +1,124 @@
+import { csrfToken, sessionCookie, sessionCookieHeader } from "../auth/consoleSession.js";
+import { type ConsoleFiles, consoleFiles } from "../console/consoleBundle.js";
+import { HttpError } from "../HttpError.js";
+import { SESSION_TOKEN_MS, signIn } from "./authRoutes.js";
+import type { HubRouter, PublicContext } from "./HubRouter.js";
+
+/** What the console's page may load and reach: its own origin only, nothing inline. */
+const CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "frame-ancestors 'none'",
+  "form-action 'self'",
+].join("; ");
+
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>cardsim console</title>
+<link rel="stylesheet" href="/console/assets/console.css">
+<script type="module" src="/console/assets/console.js"></script>
+</head>
+<body><div id="app"><noscript>The cardsim console needs JavaScript.</noscript></div></body>
+</html>
+`;
+
+const TYPES: Record<string, string> = {
+  "console.js": "text/javascript; charset=utf-8",
+  "console.css": "text/css; charset=utf-8",
+};
+
+function secureHeaders(ctx: PublicContext): void {
+  ctx.reply
+    .header("content-security-policy", CONTENT_SECURITY_POLICY)
+    .header("x-content-type-options", "nosniff")
+    .header("referrer-policy", "no-referrer")
+    .header("cache-control", "no-cache");
+}
+
+/**
+ * Refuses a sign-in posted from a page of another origin (a login CSRF would sign the victim in
+ * as the attacker): a browser names the page's origin in `Origin`.
+ */
+function sameOrigin(ctx: PublicContext): void {
+  const origin = ctx.request.headers.origin;
+  if (origin === undefined) return;
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    host = "";
+  }
+  if (host !== ctx.request.headers.host) {
+    throw new HttpError(403, "The sign-in was refused: it came from a page of another origin");
+  }
+}
+
+/**
+ * The console: its page at `/` (and `/console`), its bundle under `/console/assets/`, and its
+ * session API: sign in (`email` and `password`: the hub's username and password), who is signed
+ * in (with the CSRF token changes must carry), sign out. Everything else the console does goes
+ * through the hub's REST API and its role checks, with the session cookie.
+ */
+export function registerConsoleRoutes(
+  router: HubRouter,
+  files: () => Promise<ConsoleFiles> = consoleFiles,
+): void {
+  const { store } = router.services;
+
+  for (const path of ["/", "/console"]) {
+    router.public("GET", path, async (ctx) => {
+      secureHeaders(ctx);
+      ctx.reply.type("text/html; charset=utf-8");
+      return PAGE;
+    });
+  }
+
+  router.public("GET", "/console/assets/:name", async (ctx) => {
+    const name = ctx.params.name ?? "";
+    const type = TYPES[name];
+    if (!type) throw new HttpError(404, `The console has no file ${name}`);
+    const file = (await files()).get(name)!;
+    secureHeaders(ctx);
+    ctx.reply.type(type);
+    return file;
+  });
+
+  router.public("POST", "/console/api/login", async (ctx) => {
+    sameOrigin(ctx);
+    const body = ctx.body();
+    const { secret, user } = await signIn(router.services, body.fields.email, body.fields.password, ctx.now);
+    const secure = ctx.request.protocol === "https";
+    ctx.reply.header("set-cookie", sessionCookieHeader(secret, SESSION_TOKEN_MS / 1000, secure));
+    return { username: user.username, name: user.name, csrf: csrfToken(secret) };
+  });
+
+  router.account("GET", "/console/api/me", async (ctx) => {
+    const principal = ctx.principal;
+    const cookie = sessionCookie(ctx.request.headers);
+    const csrf = cookie === undefined ? null : csrfToken(cookie);
+    if (principal.kind === "oauth") return { username: `oauth client ${principal.clientId}`, name: "", csrf };
+    const user = await store.accounts.getUser(principal.userUid);
+    return { username: principal.username, name: user?.name ?? "", staff: principal.staff, csrf };
+  });
+
+  router.account("POST", "/console/api/logout", async (ctx) => {
+    const principal = ctx.principal;
+    if (principal.kind !== "user" || principal.via !== "session") {
+      throw new HttpError(
+        400,
+        "Sign-out ends a login session: this request was made with another kind of token",
+      );
+    }
+    await store.credentials.deleteToken(ctx.principal.tokenUid);
+    ctx.reply.header("set-cookie", sessionCookieHeader("", 0, ctx.request.protocol === "https"));
+    return { signed_out: true };
+  });
+}
