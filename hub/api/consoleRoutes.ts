@@ -81,6 +81,9 @@ export function registerConsoleRoutes(
     });
   }
 
+  // Browsers ask for it; the console has none (a 204 rather than an error in the page's log).
+  router.public("GET", "/favicon.ico", async (ctx) => void ctx.reply.code(204).send());
+
   router.public("GET", "/console/assets/:name", async (ctx) => {
     const name = ctx.params.name ?? "";
     const type = TYPES[name];
