@@ -22,7 +22,7 @@ interface Session {
   session: string;
   session_began: number;
   session_ended?: number;
-  why?: string;
+  why_session_opened?: string;
   why_session_closed?: string;
   period?: {
     duration?: number;
@@ -69,7 +69,7 @@ function SessionsPanel(props: DeviceProps) {
               style=${{ left: `${left}%`, width: `${width}%` }}
             ></span
           ></span>
-          <span>${s.why ?? "—"}</span>
+          <span>${s.why_session_opened ?? "—"}</span>
           <span>${p.duration ?? 0} s</span>
           <span>↑ ${bytes(p.bytes_sent)} / ${p.notes_sent ?? 0} notes</span>
           <span>↓ ${bytes(p.bytes_rcvd)} / ${p.notes_rcvd ?? 0} notes</span>
@@ -88,7 +88,7 @@ function DeviceEvents(props: DeviceProps) {
     () =>
       api<{ events: EventDoc[] }>(
         projectPath(props.project, "events") +
-          query({ deviceUID: props.device, pageSize: 50, sortBy: "received", sortOrder: "desc" }),
+          query({ deviceUID: props.device, pageSize: 50, sortBy: "modified", sortOrder: "desc" }),
       ),
     [props.device],
   );

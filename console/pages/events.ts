@@ -74,7 +74,7 @@ export function EventsPage(props: { project: string }) {
   const [hasMore, setHasMore] = useState(false);
   const [error, setError] = useState<string | undefined>(undefined);
   const [fresh, setFresh] = useState(new Set<string>());
-  const listQuery = { pageSize: PAGE_SIZE, pageNum: page, sortBy: "received", sortOrder: "desc", ...filters };
+  const listQuery = { pageSize: PAGE_SIZE, pageNum: page, sortBy: "modified", sortOrder: "desc", ...filters };
   const load = () =>
     api<{ events: EventDoc[]; has_more: boolean }>(
       projectPath(props.project, "events") + query(listQuery),
