@@ -9,6 +9,7 @@ import { DevicesPage } from "./pages/devices.js";
 import { EventsPage } from "./pages/events.js";
 import { FirmwarePage } from "./pages/firmware.js";
 import { FleetsPage } from "./pages/fleets.js";
+import { ModulePage } from "./pages/module.js";
 import { ProjectsPage, type Project } from "./pages/projects.js";
 import { RoutesPage } from "./pages/routes.js";
 
@@ -168,4 +169,6 @@ function App() {
   />`;
 }
 
-render(html`<${App} />`, document.getElementById("app")!);
+// The hub serves the console; a module's control server serves the module page with the same bundle.
+const page = document.body.dataset["page"] === "module" ? html`<${ModulePage} />` : html`<${App} />`;
+render(page, document.getElementById("app")!);

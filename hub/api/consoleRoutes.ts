@@ -1,46 +1,11 @@
 import { csrfToken, sessionCookie, sessionCookieHeader } from "../auth/consoleSession.js";
-import { type ConsoleFiles, consoleFiles } from "../console/consoleBundle.js";
+import { consoleAsset, consolePage, CONSOLE_HEADERS } from "../console/consolePage.js";
 import { HttpError } from "../HttpError.js";
 import { SESSION_TOKEN_MS, signIn } from "./authRoutes.js";
 import type { HubRouter, PublicContext } from "./HubRouter.js";
 
-/** What the console's page may load and reach: its own origin only, nothing inline. */
-const CONTENT_SECURITY_POLICY = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "frame-ancestors 'none'",
-  "form-action 'self'",
-].join("; ");
-
-const PAGE = `<!doctype html>
-<html lang="en">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<title>cardsim console</title>
-<link rel="stylesheet" href="/console/assets/console.css">
-<script type="module" src="/console/assets/console.js"></script>
-</head>
-<body><div id="app"><noscript>The cardsim console needs JavaScript.</noscript></div></body>
-</html>
-`;
-
-const TYPES: Record<string, string> = {
-  "console.js": "text/javascript; charset=utf-8",
-  "console.css": "text/css; charset=utf-8",
-};
-
 function secureHeaders(ctx: PublicContext): void {
-  ctx.reply
-    .header("content-security-policy", CONTENT_SECURITY_POLICY)
-    .header("x-content-type-options", "nosniff")
-    .header("referrer-policy", "no-referrer")
-    .header("cache-control", "no-cache");
+  ctx.reply.headers(CONSOLE_HEADERS);
 }
 
 /**
@@ -67,17 +32,14 @@ function sameOrigin(ctx: PublicContext): void {
  * in (with the CSRF token changes must carry), sign out. Everything else the console does goes
  * through the hub's REST API and its role checks, with the session cookie.
  */
-export function registerConsoleRoutes(
-  router: HubRouter,
-  files: () => Promise<ConsoleFiles> = consoleFiles,
-): void {
+export function registerConsoleRoutes(router: HubRouter): void {
   const { store } = router.services;
 
   for (const path of ["/", "/console"]) {
     router.public("GET", path, async (ctx) => {
       secureHeaders(ctx);
       ctx.reply.type("text/html; charset=utf-8");
-      return PAGE;
+      return consolePage("hub");
     });
   }
 
@@ -86,12 +48,11 @@ export function registerConsoleRoutes(
 
   router.public("GET", "/console/assets/:name", async (ctx) => {
     const name = ctx.params.name ?? "";
-    const type = TYPES[name];
-    if (!type) throw new HttpError(404, `The console has no file ${name}`);
-    const file = (await files()).get(name)!;
+    const asset = await consoleAsset(name);
+    if (!asset) throw new HttpError(404, `The console has no file ${name}`);
     secureHeaders(ctx);
-    ctx.reply.type(type);
-    return file;
+    ctx.reply.type(asset.type);
+    return asset.body;
   });
 
   router.public("POST", "/console/api/login", async (ctx) => {
