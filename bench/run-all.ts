@@ -18,6 +18,7 @@ const benches = [
   "routes",
   "dfu",
   "startup",
+  "console",
 ];
 const failed: string[] = [];
 for (const name of benches) {
