@@ -198,10 +198,21 @@ export function registerTailCommand(program: Command): void {
     .option("--token <T>", "an API token of the hub (with --hub)")
     .option("--hub-ca <FILE>", "the CA certificate of an https:// --hub")
     .option("--project <UID>", "only this project's (a ProjectUID or ProductUID)")
-    .option("--device <UID>", "only this device's (repeat or comma-separate for more)", collect, [])
-    .option("--file <NOTEFILE>", "only this notefile's events and deliveries (repeatable)", collect, [])
     .addOption(
-      new Option("--kinds <LIST>", "which: event, session, delivery, dfu (comma-separated; default all)"),
+      new Option("--device <UID>", "only this device's (repeat or comma-separate for more)")
+        .argParser(collect)
+        .default([], "every device"),
+    )
+    .addOption(
+      new Option("--file <NOTEFILE>", "only this notefile's events and deliveries (repeatable)")
+        .argParser(collect)
+        .default([], "every notefile"),
+    )
+    .addOption(
+      new Option("--kinds <LIST>", "which: event, session, delivery, dfu (comma-separated)").default(
+        undefined,
+        "all",
+      ),
     )
     .option("--json", "one JSON object a line (NDJSON) instead of lines for people")
     .action((options: TailOptions) => tail(options));

@@ -3,6 +3,13 @@ import { useCallback, useEffect, useState } from "preact/hooks";
 import { ApiError } from "./api.js";
 import { html } from "./html.js";
 
+/** What the panels of a device's page are given. */
+export interface DeviceProps {
+  project: string;
+  device: string;
+  canEdit: boolean;
+}
+
 /** What a page loads: its data, the error the hub gave, and a way to load it again. */
 export interface Loaded<T> {
   data: T | undefined;

@@ -10,6 +10,7 @@ import {
   useAction,
   useLoad,
   when,
+  type DeviceProps,
 } from "../components.js";
 import { html } from "../html.js";
 import { EventTable, type EventDoc } from "./events.js";
@@ -33,12 +34,6 @@ interface Session {
   };
   penalty?: unknown;
   [key: string]: unknown;
-}
-
-export interface DeviceProps {
-  project: string;
-  device: string;
-  canEdit: boolean;
 }
 
 /** The device's sessions as bars on a time line: trigger, duration, bytes and notes each way, outcome. */

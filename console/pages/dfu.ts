@@ -1,8 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, projectPath, query } from "../api.js";
-import { bytes, ErrorText, Loading, useAction, useLoad, when } from "../components.js";
+import { bytes, ErrorText, Loading, useAction, useLoad, when, type DeviceProps } from "../components.js";
 import { html } from "../html.js";
-import type { DeviceProps } from "./device.js";
 import { useLive } from "./events.js";
 
 export interface FirmwareImage {

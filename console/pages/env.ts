@@ -1,8 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, projectPath } from "../api.js";
-import { ErrorText, Loading, useAction, useLoad } from "../components.js";
+import { ErrorText, Loading, useAction, useLoad, type DeviceProps } from "../components.js";
 import { html } from "../html.js";
-import type { DeviceProps } from "./device.js";
 
 type Vars = Record<string, string>;
 

@@ -1,8 +1,7 @@
 import { useState } from "preact/hooks";
 import { api, projectPath } from "../api.js";
-import { ErrorText, jsonText, Loading, useAction, useLoad, when } from "../components.js";
+import { ErrorText, jsonText, Loading, useAction, useLoad, when, type DeviceProps } from "../components.js";
 import { html } from "../html.js";
-import type { DeviceProps } from "./device.js";
 
 interface ListedNote {
   id: string;
