@@ -4,7 +4,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startLocal, type LocalSetup } from "cardsim";
+import { startHub, startLocal, type LocalSetup } from "cardsim";
 import { runCli, startCli, type CliProcess } from "../support/cliProcess.js";
 
 describe("cardsim tail", () => {
@@ -114,5 +114,31 @@ describe("cardsim tail", () => {
     expect(kinds.stderr.trim()).toMatch(
       /^cardsim tail: query argument kinds must be one of event, session, delivery, dfu$/,
     );
+  });
+
+  it("says when the hub went away and reconnects by itself when it is back (--hub and --token)", async () => {
+    const hubDir = await mkdtemp(join(tmpdir(), "cardsim-tail-restart-"));
+    let hub = await startHub({ dir: hubDir, listen: "127.0.0.1:0", tlsListen: false });
+    const port = new URL(hub.url).port;
+    const tail = startCli(["tail", "--hub", hub.url, "--token", hub.credentials.token]);
+    tails.push(tail);
+    try {
+      await tail.waitForStderr(/following http:\/\/127\.0\.0\.1:\d+/);
+      await hub.close();
+      await tail.waitForStderr(/the hub at http:\/\/127\.0\.0\.1:\d+ closed the stream; reconnecting/);
+      hub = await startHub({ dir: hubDir, listen: `127.0.0.1:${port}`, tlsListen: false });
+      await tail.waitForStderr(/reconnected to http:\/\/127\.0\.0\.1:\d+/);
+      await hub.services.events.record({
+        projectUid: hub.credentials.project_uid,
+        deviceUid: "dev:000000000000042",
+        file: "after.qo",
+        data: { req: "note.add", body: { back: true } },
+      });
+      await tail.waitFor(/event {4}dev:000000000000042 after\.qo \{"back":true\}/);
+    } finally {
+      await tail.stop();
+      await hub.close();
+      await rm(hubDir, { recursive: true, force: true });
+    }
   });
 });
