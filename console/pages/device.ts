@@ -32,7 +32,10 @@ interface Session {
     notes_sent?: number;
     notes_rcvd?: number;
   };
-  penalty?: unknown;
+  penalty_secs?: number;
+  rat?: string;
+  bars?: number;
+  rssi?: number;
   [key: string]: unknown;
 }
 
@@ -71,7 +74,10 @@ function SessionsPanel(props: DeviceProps) {
           <span class=${failed ? "error" : ""}
             >${s.why_session_closed ?? (s.session_ended ? "ended" : "open")}</span
           >
-          ${s.penalty ? html`<span class="error">penalty ${jsonText(s.penalty, 60)}</span>` : null}
+          <span
+            >${s.rat ?? ""}${s.bars !== undefined ? ` ${s.bars} bars` : ""}${s.rssi !== undefined ? ` ${s.rssi} dBm` : ""}</span
+          >
+          ${s.penalty_secs ? html`<span class="error">penalty box ${s.penalty_secs} s</span>` : null}
         </div>`;
       })}
     </div>`;
