@@ -12,7 +12,6 @@ export interface Device {
   sku?: string;
   fleet_uids: string[];
   best_location?: { latitude: number; longitude: number; name?: string; country?: string };
-  tower_info?: Record<string, unknown>;
   firmware_host?: string;
   disabled?: boolean;
 }
@@ -47,13 +46,6 @@ export function WorldMap(props: {
         >`,
     )}
   </svg>`;
-}
-
-function signal(d: Device): string {
-  const t = d.tower_info ?? {};
-  const rat = typeof t["rat"] === "string" ? t["rat"] : "";
-  const bars = typeof t["bars"] === "number" ? `${t["bars"]} bars` : "";
-  return [rat, bars].filter(Boolean).join(" ") || "—";
 }
 
 /** The project's devices: a table with filters and pages, and a map of where they are. */
@@ -111,7 +103,6 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
                     </td>
                     <td title=${d.last_activity ?? ""}>${ago(d.last_activity)}</td>
                     <td>${d.voltage !== undefined ? `${d.voltage.toFixed(2)} V` : "—"}</td>
-                    <td>${signal(d)}</td>
                     <td>${d.sku ?? "—"}</td>
                     <td class="mono">${d.fleet_uids.join(", ") || "—"}</td>
                     <td>
