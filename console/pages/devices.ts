@@ -87,7 +87,6 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
                 <th>Device</th>
                 <th>Last seen</th>
                 <th>Voltage</th>
-                <th>Signal</th>
                 <th>SKU</th>
                 <th>Fleets</th>
                 <th>Location</th>
