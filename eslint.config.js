@@ -117,6 +117,25 @@ export default tseslint.config(
       "no-constant-condition": ["error", { checkLoops: false }],
     },
   },
+  // The browser console: a client of the hub's REST API and live stream only, in the browser.
+  {
+    files: ["console/**/*.ts"],
+    languageOptions: { globals: { ...globals.browser } },
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              group: [...Object.keys(LAYERS), "bench", "test", "tools"].map((other) => `**/${other}/**`),
+              message: "console/ speaks only the hub's REST API and live stream: it imports no other folder.",
+            },
+            { group: ["node:*"], message: "console/ runs in the browser: no Node built-ins." },
+          ],
+        },
+      ],
+    },
+  },
   ...Object.keys(LAYERS).map((layer) => ({
     files: [`${layer}/**/*.ts`],
     ignores: [`${layer}/**/*.test.ts`],

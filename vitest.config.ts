@@ -13,6 +13,7 @@ const INCLUDE = ["test/**/*.test.ts", "firmware/**/*.test.ts", "hub/**/*.test.ts
  */
 export const E2E = [
   "test/cli/**/*.test.ts",
+  "test/console/browser/**/*.test.ts",
   "test/hil/e2e/**/*.test.ts",
   "test/hil/i2c/rp2040-bridge-against-the-bridge-core-on-a-pty.test.ts",
   "test/hil/links/a-serial-port-link-serves-a-module-on-a-tty-and-reopens-it-when-it-comes-back.test.ts",

@@ -16,6 +16,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import Fastify from "fastify";
 import { startHub } from "../runtime/startHub.js";
+import { seedHub } from "./seedHub.js";
 
 const args = process.argv.slice(2);
 const option = (name: string, fallback: number): number => {
@@ -87,65 +88,7 @@ async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-hub-"));
   const hub = await startHub({ dir, listen: "127.0.0.1:0", tlsListen: false, rateLimits: false, log: false });
   const project = hub.credentials.project_uid;
-  const uids: string[] = [];
-  for (let i = 0; i < DEVICES; i++) {
-    const uid = `dev:86447504${String(i).padStart(7, "0")}`;
-    uids.push(uid);
-    await hub.store.devices.putDevice({
-      uid,
-      projectUid: project,
-      productUid: hub.credentials.product_uid,
-      serialNumber: `unit-${i}`,
-      provisioned: Date.UTC(2026, 0, 1) + i * 1000,
-      lastActivity: Date.UTC(2026, 0, 2) + i * 1000,
-      sku: i % 2 ? "NOTE-WBGLW" : "NOTE-NBGL",
-      voltage: 3.7 + (i % 10) / 20,
-      temperature: 20 + (i % 7),
-      firmwareModule: JSON.stringify({
-        version: "notecard-8.1.3.17004",
-        ver_major: 8,
-        ver_minor: 1,
-        ver_patch: 3,
-        ver_build: 17004,
-      }),
-      tags: ["bench"],
-      details: {
-        towerLocation: {
-          whenSec: 1_767_300_000,
-          name: "Oslo",
-          country: "NO",
-          timezone: "Europe/Oslo",
-          latitude: 59.91,
-          longitude: 10.75,
-        },
-        towerInfo: { mcc: 242, mnc: 1, lac: 3000, cell_id: 100 + i },
-      },
-    });
-  }
-  // Events of the devices, captured a minute apart in threes, received a few seconds later.
-  const base = Date.UTC(2026, 0, 1) / 1000;
-  await hub.store.transaction(async () => {
-    for (let i = 0; i < EVENTS; i++) {
-      const captured = base + Math.floor(i / 3) * 60;
-      await hub.store.telemetry.addEvent({
-        uid: `00000000-0000-4000-8000-${String(i).padStart(12, "0")}`,
-        projectUid: project,
-        deviceUid: uids[i % DEVICES]!,
-        sessionUid: null,
-        file: i % 10 === 0 ? "_session.qo" : "data.qo",
-        received: captured + 5 + (i % 7),
-        whenSec: captured,
-        data: {
-          req: "note.add",
-          app: project,
-          product: hub.credentials.product_uid,
-          sn: `unit-${i % DEVICES}`,
-          best_id: `unit-${i % DEVICES}`,
-          body: { i, temperature: 20 + (i % 50) / 10, humidity: 40 + (i % 30) },
-        },
-      });
-    }
-  });
+  const uids = await seedHub(hub, DEVICES, EVENTS);
   const headers = { authorization: `Bearer ${hub.credentials.token}` };
   const pages = DEVICES / 50;
   let n = 0;

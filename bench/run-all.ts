@@ -19,6 +19,7 @@ const benches = [
   "routes",
   "dfu",
   "startup",
+  "console",
 ];
 const failed: string[] = [];
 for (const name of benches) {

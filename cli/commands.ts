@@ -5,6 +5,7 @@ import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
 import { registerSelftestCommand } from "./selftest.js";
+import { registerTailCommand } from "./tail.js";
 import { registerUpCommand } from "./up.js";
 import { registerWorldCommand } from "./world.js";
 
@@ -18,4 +19,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerFlashCommand,
   registerSelftestCommand,
   registerWorldCommand,
+  registerTailCommand,
 ];

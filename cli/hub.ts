@@ -1,4 +1,5 @@
 import { Option, type Command } from "commander";
+import type { Logger } from "pino";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../hub/auth/RateLimiter.js";
 import { PROJECT_ROLES } from "../hub/auth/Principal.js";
@@ -197,6 +198,23 @@ export function describeHub(hub: RunningHub, dir: string): string {
   ].join("\n");
 }
 
+/**
+ * One line per session (when it ends) and per route delivery attempt in the hub's log, at info:
+ * what `cardsim hub` and `cardsim up` show at the default level. Returns the unsubscribe.
+ */
+export async function logHubActivity(hub: RunningHub, log: Logger): Promise<() => void> {
+  const { feedText } = await import("../hub/feed/feedLines.js");
+  return hub.services.feed.subscribe((item) => {
+    if (
+      (item.kind === "session" && item.phase === "end") ||
+      item.kind === "delivery" ||
+      item.kind === "dfu"
+    ) {
+      log.info({ device: item.deviceUid, project: item.projectUid }, feedText(item).replace(/ {2,}/, " "));
+    }
+  });
+}
+
 interface HubCommandOptions extends LogOptions {
   dir: string;
   store?: string;
@@ -232,6 +250,7 @@ async function runHub(options: HubCommandOptions): Promise<void> {
     },
     { listen: "--listen", tlsListen: "--tls-listen" },
   );
+  await logHubActivity(hub, log);
   onShutdown(
     () => hub.close(),
     () =>

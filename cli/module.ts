@@ -264,7 +264,10 @@ export function describeModule(running: RunningModule): string {
   lines.push(`  flash ${flash ?? "(memory only)"}`);
   lines.push(`  hub  ${running.hub ?? "none (--hub URL to sync)"}`);
   if (running.control)
-    lines.push(`  control  ${running.control.address.host}:${running.control.address.port}`);
+    lines.push(
+      `  control  ${running.control.address.host}:${running.control.address.port}` +
+        `  (module page: http://${running.control.address.host.includes(":") ? `[${running.control.address.host}]` : running.control.address.host}:${running.control.address.port}/)`,
+    );
   if (running.serial) lines.push(`  serial  ${running.serial.path} @${running.serial.baudRate}`);
   if (running.i2c) lines.push(`  i2c  ${running.i2c.kind} (${running.i2c.profile.name}) at 0x17`);
   if (running.board) {
@@ -316,7 +319,7 @@ export function addModuleOptions(command: Command): Command {
     .option("--track-speed <M/S>", "speed along a track whose points have no times", parseFloatOption)
     .option(
       "--control <HOST:PORT>",
-      "serve the world control API there (cardsim world drives it: place, radio, supply)",
+      "serve the world control API (cardsim world drives it: place, radio, supply) and the module page there",
       parseHostPort,
     )
     .option("--signal <PRESET>", `radio signal: ${SIGNAL_PRESETS.join(", ")} (default good)`, parseSignal)

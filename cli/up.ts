@@ -2,7 +2,7 @@ import { Option, type Command } from "commander";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "../runtime/hubDefaults.js";
 import { flashDirectory } from "./flash.js";
-import { describeHub, hubFailure, hubStartOptions, parseRateLimitOption } from "./hub.js";
+import { describeHub, hubFailure, hubStartOptions, logHubActivity, parseRateLimitOption } from "./hub.js";
 import { STORE_HELP } from "./hubStore.js";
 import {
   addModuleOptions,
@@ -47,6 +47,7 @@ export function registerUpCommand(program: Command): void {
       import("../runtime/startLocal.js"),
     ]);
     const flags = { listen: "--hub-listen", tlsListen: "--hub-tls-listen" };
+    const hubLog = createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" });
     const hubOptions = await hubStartOptions(
       {
         dir: options.dir,
@@ -54,7 +55,7 @@ export function registerUpCommand(program: Command): void {
         listen: options.hubListen,
         tlsListen: options.hubTlsListen,
         rateLimits: options.rateLimit ?? options.hubRateLimit ?? false,
-        log: createLogger({ level: options.logLevel, format: options.logFormat, name: "hub" }),
+        log: hubLog,
       },
       flags,
     );
@@ -66,6 +67,7 @@ export function registerUpCommand(program: Command): void {
       clock: new SystemClock(),
       hub: hubOptions,
       module: { ...rig, tcp: options.tcp ?? parseHostPort(DEFAULT_MODULE_TCP) },
+      onHub: (started) => logHubActivity(started, hubLog),
     }).catch((error: unknown) => {
       throw cliFailure(hubFailure(error, flags));
     });

@@ -69,6 +69,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   #notebox!: Notebox;
   #voltage: VoltageMonitor | undefined;
   readonly #energy: ModuleEnergy;
+  readonly #exchanges = new Set<(request: string, reply: string | undefined) => void>();
   #bootedAt = 0;
   #timeBase: { clockMs: number; seconds: number } | undefined;
   /** One writer at a time: requests, background work, the sync engine, a harness's world. */
@@ -324,6 +325,21 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   }
 
   /**
+   * Calls `listener` with each line a host link sent (its first 2 KiB, as text) and the reply
+   * sent back (undefined for none): the module page's request trace. Returns the unsubscribe.
+   */
+  onExchange(listener: (request: string, reply: string | undefined) => void): () => void {
+    this.#exchanges.add(listener);
+    return () => void this.#exchanges.delete(listener);
+  }
+
+  #tellExchange(line: Uint8Array, out: LineReply | undefined): void {
+    if (this.#exchanges.size === 0) return;
+    const request = new TextDecoder().decode(line.subarray(0, 2048));
+    for (const listener of [...this.#exchanges]) listener(request, out?.text.trimEnd());
+  }
+
+  /**
    * Handles one line from a host link (without its `\n`) and returns the bytes to send back:
    * a JSON reply ending `\r\n`, `\r\n` alone for a blank line, or undefined (a `cmd`, binary data).
    */
@@ -331,6 +347,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
       if (this.#options.trace) traceLine(this.log, line, out);
+      this.#tellExchange(line, out);
       return out?.text;
     });
   }
@@ -343,6 +360,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
       if (this.#options.trace) traceLine(this.log, line, out);
+      this.#tellExchange(line, out);
       return out;
     });
   }

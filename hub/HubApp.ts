@@ -10,6 +10,8 @@ import type { Logger } from "pino";
 import { jsonTooDeep, MAX_JSON_DEPTH } from "../core/jsonDepth.js";
 import { registerAccountRoutes } from "./api/accountRoutes.js";
 import { registerAuthRoutes } from "./api/authRoutes.js";
+import { registerConsoleRoutes } from "./api/consoleRoutes.js";
+import { registerStreamRoutes } from "./api/streamRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerWebhookEventRoutes } from "./api/webhookEventRoutes.js";
@@ -284,6 +286,8 @@ export async function buildHubApp(
   registerRouteRoutes(router);
   registerFirmwareRoutes(router);
   registerDfuRoutes(router);
+  registerStreamRoutes(router);
+  registerConsoleRoutes(router);
   await app.ready();
   return { app, services };
 }

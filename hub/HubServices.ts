@@ -10,6 +10,7 @@ import { SmartFleets } from "./devices/SmartFleets.js";
 import { DfuService } from "./dfu/DfuService.js";
 import { FirmwareService } from "./dfu/FirmwareService.js";
 import { EventService } from "./events/EventService.js";
+import { HubFeed } from "./feed/HubFeed.js";
 import { HubIds } from "./HubIds.js";
 import { NoteService } from "./notes/NoteService.js";
 import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js";
@@ -56,6 +57,8 @@ export interface HubServices {
   readonly firmware: FirmwareService;
   /** Firmware updates of devices: requests, their history, and the protocol's firmware messages. */
   readonly dfu: DfuService;
+  /** What happens as it happens: events, sessions, route deliveries, DFU steps (the live pages). */
+  readonly feed: HubFeed;
 }
 
 export interface HubServicesOptions {
@@ -94,14 +97,19 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const { store, clock } = options;
   const ids = options.ids ?? new HubIds();
   const events = new EventService(store, clock, ids, options.onListenerError);
+  const feed = new HubFeed();
+  events.subscribe((event) => feed.event(event));
   const notifier = new SyncNotifier();
   const devices = new DeviceService(store, clock, notifier);
   // The hub only verifies signatures, so the key-making randomness of the default is never used.
   const crypto = options.crypto ?? new SeededCrypto({ nextUint32: () => 0 });
   const firmware = new FirmwareService(store, clock);
-  const dfu = new DfuService(store, clock, firmware);
+  const dfu = new DfuService(store, clock, firmware, (request) => feed.dfu(request));
   // Before the sync, which proxies the modules' web requests through it.
-  const routing = new RoutingService(store, clock, ids, events, options.onRoutingError, options.routing);
+  const routing = new RoutingService(store, clock, ids, events, options.onRoutingError, {
+    ...options.routing,
+    onAttempt: (log) => feed.delivery(log),
+  });
   const onFleetError = options.onFleetError ?? (() => undefined);
   const watchdogs = new FleetWatchdogs(store, clock, events, onFleetError);
   return {
@@ -137,5 +145,6 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     routing,
     firmware,
     dfu,
+    feed,
   };
 }

@@ -7,7 +7,9 @@ import {
   type SimRadioConditions,
 } from "../firmware/radio/RadioConditions.js";
 import type { World } from "../firmware/world/World.js";
+import { consoleAsset, consolePage, CONSOLE_HEADERS } from "../hub/console/consolePage.js";
 import type { DischargePlayer } from "./DischargeCurve.js";
+import type { ModuleMonitor } from "./ModuleMonitor.js";
 import { changeSupply, type SupplyChange } from "./supplyChange.js";
 import { applyWorldChange, isWorldChange, WORLD_CHANGES } from "../firmware/world/worldChanges.js";
 
@@ -34,6 +36,8 @@ export interface ControlledParts {
   readonly power?: SimPowerSource;
   /** Discharge curves played on `power` (`POST /supply` with `discharge`). */
   readonly discharge?: DischargePlayer;
+  /** The module page at `/` (its trace, sessions, supply, energy and position). */
+  readonly monitor?: ModuleMonitor;
 }
 
 /** What `GET /radio` answers. */
@@ -103,7 +107,8 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  const path = (request.url ?? "/").split("?")[0];
+  const path = (request.url ?? "/").split("?")[0]!;
+  if (parts.monitor && request.method === "GET" && (await handlePage(parts.monitor, path, response))) return;
   if (path === "/radio" && parts.radio) return handleRadio(parts.radio, request, response);
   if (path === "/supply" && parts.power) return handleSupply(parts.power, parts.discharge, request, response);
   if (path !== "/world") {
@@ -126,6 +131,31 @@ async function handle(
     return answer(response, 400, { err: String((error as Error)?.message ?? error) });
   }
   return answer(response, 200, worldState(world));
+}
+
+/** The module page and what it reads: `/`, its bundle, `/module/state`, `/module/stream`. */
+async function handlePage(monitor: ModuleMonitor, path: string, response: ServerResponse): Promise<boolean> {
+  if (path === "/" || path === "/module") {
+    response.writeHead(200, { ...CONSOLE_HEADERS, "content-type": "text/html; charset=utf-8" });
+    response.end(consolePage("module"));
+    return true;
+  }
+  if (path.startsWith("/console/assets/")) {
+    const asset = await consoleAsset(path.slice("/console/assets/".length));
+    if (!asset) return false;
+    response.writeHead(200, { ...CONSOLE_HEADERS, "content-type": asset.type });
+    response.end(asset.body);
+    return true;
+  }
+  if (path === "/module/state") {
+    answer(response, 200, await monitor.state());
+    return true;
+  }
+  if (path === "/module/stream") {
+    monitor.stream(response);
+    return true;
+  }
+  return false;
 }
 
 /** Reads a JSON object body; answers the error itself and returns undefined on a bad one. */

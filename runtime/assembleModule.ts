@@ -169,7 +169,7 @@ export async function assembleModule(given: ModuleRigOptions): Promise<ModuleRig
     closers.push(() => simulated.close());
     const discharge = await startDischarge(options, surroundings.power, closers);
     const links = await startLinks(options, simulated, board, closers);
-    const control = await startControl(options, { ...surroundings, discharge }, closers);
+    const control = await startControl(options, { ...surroundings, discharge, simulated }, closers);
     if (options.syncAtStart && options.hub) simulated.module.sync.request({ why: "boot" });
     return {
       simulated,
@@ -421,16 +421,30 @@ async function standaloneI2c(choice: RigI2c, options: ModuleRigOptions): Promise
 
 async function startControl(
   options: ModuleRigOptions,
-  parts: Surroundings & { readonly discharge: DischargePlayer | undefined },
+  parts: Surroundings & {
+    readonly discharge: DischargePlayer | undefined;
+    readonly simulated: SimulatedModule;
+  },
   closers: Closers,
 ): Promise<WorldControlServer | undefined> {
   if (!options.control) return undefined;
-  const { WorldControlServer } = await import("./WorldControlServer.js");
+  const [{ WorldControlServer }, { ModuleMonitor }] = await Promise.all([
+    import("./WorldControlServer.js"),
+    import("./ModuleMonitor.js"),
+  ]);
   const { host, port } = options.control;
-  const { world, radio, power, discharge } = parts;
+  const { world, radio, power, discharge, simulated } = parts;
+  const monitor = new ModuleMonitor(simulated, world, power, options.clock);
+  closers.push(() => monitor.close());
   const server = await part(
     "control",
-    () => WorldControlServer.listen(world, host, port, { radio, power, ...(discharge ? { discharge } : {}) }),
+    () =>
+      WorldControlServer.listen(world, host, port, {
+        radio,
+        power,
+        monitor,
+        ...(discharge ? { discharge } : {}),
+      }),
     options.control,
   );
   closers.push(() => server.close());

@@ -23,6 +23,8 @@ export interface StartLocalOptions {
   };
   /** One clock for both (default: the system clock). */
   readonly clock?: Clock;
+  /** Called once the hub runs, before the module starts (to follow the hub's feed from its first session). */
+  readonly onHub?: (hub: RunningHub) => unknown;
 }
 
 /** A local hub and one module linked to it: what `cardsim up` runs. */
@@ -46,6 +48,7 @@ export interface LocalSetup {
 export async function startLocal(options: StartLocalOptions): Promise<LocalSetup> {
   const clock = options.clock ?? new SystemClock();
   const hub = await startHub({ ...options.hub, dir: options.dir, clock });
+  await options.onHub?.(hub);
   const { flashDir, tcp, ...moduleOptions } = options.module ?? {};
   let rig: ModuleRig;
   try {

@@ -155,7 +155,7 @@ export class HubRouter {
   /** Every access check, in the order the class comment gives. */
   async #admit(request: FastifyRequest, access: Access): Promise<Granted> {
     if (access.kind === "public") return {};
-    const principal = await this.services.auth.authenticate(request.headers);
+    const principal = await this.services.auth.authenticate(request.headers, request.method);
     if (access.kind === "account" || access.kind === "staff") {
       const home = await this.#homeAccount(principal);
       this.#check(home);

@@ -2,7 +2,8 @@ import type { FastifyInstance } from "fastify";
 import { PROJECT_ROLES, roleAtLeast } from "../auth/Principal.js";
 import { hashSecret, newSecret, sameHash, UNUSABLE_PASSWORD_HASH, verifyPassword } from "../auth/secrets.js";
 import * as errors from "../errors.js";
-import type { ProjectRole } from "../store/records.js";
+import type { HubServices } from "../HubServices.js";
+import type { ProjectRole, UserRecord } from "../store/records.js";
 import type { HubRouter } from "./HubRouter.js";
 import { LOGIN } from "./requestBodies.js";
 
@@ -13,43 +14,58 @@ export const SESSION_TOKEN_MS = 30 * 86_400_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
+/**
+ * Checks a username and password (throttled per username after failures) and opens a login
+ * session: its token, and the user. `POST /auth/login` and the console's sign-in both use it.
+ */
+export async function signIn(
+  services: HubServices,
+  username: unknown,
+  password: unknown,
+  now: number,
+): Promise<{ secret: string; user: UserRecord }> {
+  const { store, ids, logins } = services;
+  if (typeof username !== "string" || typeof password !== "string" || username === "" || password === "") {
+    throw errors.loginFieldsRequired();
+  }
+  // After repeated failures a username waits before any password is checked again.
+  const wait = logins.wait(username);
+  if (wait > 0) throw errors.loginThrottled(Math.ceil(wait / 1000));
+  const user = await store.accounts.getUserByUsername(username);
+  // An unknown user costs the same scrypt work as a wrong password.
+  const ok = await verifyPassword(password, user?.passwordHash ?? UNUSABLE_PASSWORD_HASH);
+  if (!user || !ok) {
+    logins.failed(username);
+    throw errors.loginFailed();
+  }
+  logins.succeeded(username);
+  const secret = newSecret("cardsim_session");
+  await store.credentials.createToken({
+    uid: ids.uuid(),
+    kind: "session",
+    hash: hashSecret(secret),
+    userUid: user.uid,
+    clientId: null,
+    projectUid: null,
+    role: null,
+    scope: null,
+    name: "login session",
+    description: "",
+    created: now,
+    expires: now + SESSION_TOKEN_MS,
+    suspended: false,
+    lastUsed: null,
+  });
+  return { secret, user };
+}
+
 /** `POST /auth/login` and `POST /oauth2/token`. */
 export function registerAuthRoutes(router: HubRouter): void {
-  const { store, ids, logins } = router.services;
+  const { store, ids } = router.services;
 
   router.public("POST", "/auth/login", async (ctx) => {
     const { username, password } = ctx.body(LOGIN);
-    if (typeof username !== "string" || typeof password !== "string" || username === "" || password === "") {
-      throw errors.loginFieldsRequired();
-    }
-    // After repeated failures a username waits before any password is checked again.
-    const wait = logins.wait(username);
-    if (wait > 0) throw errors.loginThrottled(Math.ceil(wait / 1000));
-    const user = await store.accounts.getUserByUsername(username);
-    // An unknown user costs the same scrypt work as a wrong password.
-    const ok = await verifyPassword(password, user?.passwordHash ?? UNUSABLE_PASSWORD_HASH);
-    if (!user || !ok) {
-      logins.failed(username);
-      throw errors.loginFailed();
-    }
-    logins.succeeded(username);
-    const secret = newSecret("cardsim_session");
-    await store.credentials.createToken({
-      uid: ids.uuid(),
-      kind: "session",
-      hash: hashSecret(secret),
-      userUid: user.uid,
-      clientId: null,
-      projectUid: null,
-      role: null,
-      scope: null,
-      name: "login session",
-      description: "",
-      created: ctx.now,
-      expires: ctx.now + SESSION_TOKEN_MS,
-      suspended: false,
-      lastUsed: null,
-    });
+    const { secret } = await signIn(router.services, username, password, ctx.now);
     return { session_token: secret };
   });
 

@@ -103,3 +103,6 @@ export const WEBHOOK_EVENT = body({
 
 /** Login: the texts are checked by the handler, which answers one text for any fault. */
 export const LOGIN = body({ username: anyValue(), password: anyValue() });
+
+/** The console's sign-in form (`POST /console/api/login`): the fields a browser form names. */
+export const CONSOLE_LOGIN = body({ email: anyValue(), password: anyValue() });

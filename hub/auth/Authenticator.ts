@@ -3,6 +3,7 @@ import * as errors from "../errors.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { ProjectRole } from "../store/records.js";
 import { type Principal, roleAtLeast } from "./Principal.js";
+import { checkCsrf, sessionCookie } from "./consoleSession.js";
 import { hashSecret } from "./secrets.js";
 
 /** Last-use times are written at most this often per token (a write per request would dominate). */
@@ -35,8 +36,16 @@ export class Authenticator {
     return undefined;
   }
 
-  async authenticate(headers: Headers): Promise<Principal> {
-    const secret = Authenticator.tokenOf(headers);
+  /**
+   * The caller of a request. Without a token header, the console's session cookie is taken, and a
+   * change (any `method` but GET, HEAD, OPTIONS) made with it must carry its CSRF token.
+   */
+  async authenticate(headers: Headers, method = "GET"): Promise<Principal> {
+    let secret = Authenticator.tokenOf(headers);
+    if (secret === undefined) {
+      secret = sessionCookie(headers);
+      if (secret !== undefined) checkCsrf(method, headers, secret);
+    }
     if (secret === undefined) throw errors.missingToken();
     const token = await this.store.credentials.findTokenByHash(hashSecret(secret));
     if (!token) throw errors.unknownToken();

@@ -21,6 +21,7 @@ import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type {
   DfuHistoryNode,
   DfuRequestRecord,
+  DfuRequestState,
   FirmwareRecord,
   FirmwareType,
 } from "../store/FirmwareStore.js";
@@ -90,7 +91,15 @@ export class DfuService {
     private readonly store: HubStore,
     private readonly clock: Clock,
     private readonly firmware: FirmwareService,
+    /** Told of each step of a request (opened, reported, ended) once it is stored for good. */
+    private readonly onStep: (request: DfuRequestRecord) => void = () => undefined,
   ) {}
+
+  /** Tells onStep of the request's newest step once the store committed it. */
+  #told(request: DfuRequestRecord, state: DfuRequestState, updates: DfuHistoryNode[]): void {
+    const told = { ...request, state, updates };
+    this.store.afterCommit(() => this.onStep(told));
+  }
 
   // --- the API -----------------------------------------------------------------------------------
 
@@ -306,19 +315,20 @@ export class DfuService {
       await this.#end(previous, "cancelled", `superseded by ${image.filename}`);
     }
     const how = source === "api" ? "requested" : `requested by ${DFU_ENV_VARS[type]}`;
-    return this.store.firmware.addRequest({
+    const opened = await this.store.firmware.addRequest({
       ...this.#requestBase(device, type, image.filename, image, source),
       state: "pending",
       updates: [this.#node("requested", "pending", `update to ${image.filename} ${how}`)],
     });
+    this.#told(opened, opened.state, opened.updates);
+    return opened;
   }
 
   async #end(request: DfuRequestRecord, state: "cancelled" | "failed" | "completed", why: string) {
     const phase = state === "failed" ? "error" : state;
-    await this.store.firmware.updateRequest(request.id, {
-      state,
-      updates: [...request.updates, this.#node(phase, state === "failed" ? "error" : "ok", why)],
-    });
+    const updates = [...request.updates, this.#node(phase, state === "failed" ? "error" : "ok", why)];
+    await this.store.firmware.updateRequest(request.id, { state, updates });
+    this.#told(request, state, updates);
   }
 
   #node(phase: string, status: string, description: string, when = this.clock.now()): DfuHistoryNode {
@@ -418,6 +428,7 @@ export class DfuService {
       else next = "active";
     }
     await this.store.firmware.updateRequest(request_.id, { state: next, updates: nodes, seq });
+    if (nodes.length > request_.updates.length) this.#told(request_, next, nodes);
     if (completedAt !== undefined) {
       const version = typeof state["version"] === "string" ? ` (${state["version"]})` : "";
       await this.store.telemetry.addHealthLog({

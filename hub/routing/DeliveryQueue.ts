@@ -68,6 +68,8 @@ export class DeliveryQueue {
     /** Attempts and web requests in flight (shared with the proxy's web requests). */
     private readonly inflight: Set<Promise<void>>,
     private readonly report: (error: unknown) => void,
+    /** Told of each attempt's log as the attempt ends. */
+    private readonly onAttempt: (log: RouteLogRecord) => void = () => undefined,
   ) {
     this.#alarm = new Alarm(clock, () => this.pump());
   }
@@ -318,6 +320,7 @@ export class DeliveryQueue {
         ? null
         : { attempt: entry.attempt + 1, dueMs: finished + delay, source: "retry" as const };
     this.#complete({ seq: entry.seq, log, next });
+    if (log) this.onAttempt(log);
     lane.entries.remove(pending);
     if (next && this.#lanes.get(uid) === lane) {
       entry.begun = 0;

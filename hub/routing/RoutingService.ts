@@ -4,7 +4,7 @@ import type { EventService } from "../events/EventService.js";
 import { JsonataCache, type JsonataOptions } from "../events/JsonataCache.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { RouteLogRetention, RouteRecord } from "../store/RouteStore.js";
+import type { RouteLogRecord, RouteLogRetention, RouteRecord } from "../store/RouteStore.js";
 import { AttemptSender } from "./AttemptSender.js";
 import { DeliveryQueue, RETRY_DELAYS_MS } from "./DeliveryQueue.js";
 import { HttpSender } from "./HttpSender.js";
@@ -39,6 +39,8 @@ export interface RoutingOptions {
   targets?: RouteTargetOptions;
   /** Route logs kept (default DEFAULT_LOG_RETENTION; 0 in a field: no limit of that kind). */
   logRetention?: Partial<RouteLogRetention>;
+  /** Told of each delivery attempt's log as the attempt ends (the hub's live feed). */
+  onAttempt?: (log: RouteLogRecord) => void;
 }
 
 /**
@@ -98,6 +100,7 @@ export class RoutingService {
       retryDelays,
       this.#inflight,
       report,
+      options.onAttempt,
     );
     this.#proxy = new ProxyRequests(
       store,

@@ -10,6 +10,8 @@ export interface CliProcess {
   stderr(): string;
   /** Resolves with the first match of `pattern` in stdout (waits for it to be printed). */
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /** The same on stderr (where logs and a command's notices go). */
+  waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** Sends `signal` and waits for the process to exit; resolves with its exit code or signal. */
   stop(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
@@ -31,45 +33,49 @@ export function startCli(
     out += d.toString();
     for (const l of listeners) l();
   });
-  child.stderr!.on("data", (d: Buffer) => (err += d.toString()));
+  child.stderr!.on("data", (d: Buffer) => {
+    err += d.toString();
+    for (const l of listeners) l();
+  });
   const exited = new Promise<number | string | null>((resolve) =>
     child.once("exit", (code, signal) => {
       resolve(code ?? signal);
       for (const l of listeners) l();
     }),
   );
+  const waitOn = (text: () => string, pattern: RegExp, timeoutMs: number) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const check = () => {
+        const m = pattern.exec(text());
+        if (m) {
+          cleanup();
+          resolve(m);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          cleanup();
+          reject(
+            new Error(
+              `cardsim exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}\n${err}`,
+            ),
+          );
+        }
+      };
+      const timer = setTimeout(() => {
+        cleanup();
+        reject(new Error(`cardsim did not print ${pattern} within ${timeoutMs} ms:\n${out}\n${err}`));
+      }, timeoutMs);
+      const cleanup = () => {
+        clearTimeout(timer);
+        listeners.delete(check);
+      };
+      listeners.add(check);
+      check();
+    });
   return {
     child,
     stdout: () => out,
     stderr: () => err,
-    waitFor(pattern, timeoutMs = 20_000) {
-      return new Promise((resolve, reject) => {
-        const check = () => {
-          const m = pattern.exec(out);
-          if (m) {
-            cleanup();
-            resolve(m);
-          } else if (child.exitCode !== null || child.signalCode !== null) {
-            cleanup();
-            reject(
-              new Error(
-                `cardsim exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}\n${err}`,
-              ),
-            );
-          }
-        };
-        const timer = setTimeout(() => {
-          cleanup();
-          reject(new Error(`cardsim did not print ${pattern} within ${timeoutMs} ms:\n${out}\n${err}`));
-        }, timeoutMs);
-        const cleanup = () => {
-          clearTimeout(timer);
-          listeners.delete(check);
-        };
-        listeners.add(check);
-        check();
-      });
-    },
+    waitFor: (pattern, timeoutMs = 20_000) => waitOn(() => out, pattern, timeoutMs),
+    waitForStderr: (pattern, timeoutMs = 20_000) => waitOn(() => err, pattern, timeoutMs),
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
