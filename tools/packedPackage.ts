@@ -21,7 +21,7 @@ interface LockEntry {
   [key: string]: unknown;
 }
 
-/** `npm pack` of this repository (its prepack builds dist/) into a new temporary folder. */
+/** `npm pack` of this repository (its `prepare` builds dist/ unless it is fresh) into a new temporary folder. */
 export async function packRepository(): Promise<{ dir: string; tarball: string }> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-pack-"));
   await run("npm", ["pack", "--pack-destination", dir], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
