@@ -103,7 +103,7 @@ function layerRules(layer) {
 }
 
 export default tseslint.config(
-  { ignores: ["node_modules/**", "dist/**", "coverage/**", "hil/bridge/rp2040/**"] },
+  { ignores: ["node_modules/**", "dist/**", ".dist-*/**", "coverage/**", "hil/bridge/rp2040/**"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

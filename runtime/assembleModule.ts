@@ -1,4 +1,7 @@
 import { randomBytes } from "node:crypto";
+import { existsSync } from "node:fs";
+import { rm } from "node:fs/promises";
+import { dirname, resolve } from "node:path";
 import type { Clock } from "../core/Clock.js";
 import { SeededRandom } from "../core/SeededRandom.js";
 import type { BoardDefinition } from "../boards/BoardDefinition.js";
@@ -155,10 +158,15 @@ async function part<T>(name: RigPartError["part"], work: () => T | Promise<T>, a
 
 type Closers = (() => Promise<void> | void)[];
 
-/** Builds and starts a module and the parts around it; a part that fails stops those started. */
+/**
+ * Builds and starts a module and the parts around it; a part that fails stops those started, and
+ * removes the flash directory if this start made it (a failed start leaves nothing behind).
+ */
 export async function assembleModule(given: ModuleRigOptions): Promise<ModuleRig> {
   const options = await resolved(given);
   const closers: Closers = [];
+  const made = options.flash && "dir" in options.flash ? outermostMissing(options.flash.dir) : undefined;
+  if (made) closers.push(() => rm(made, { recursive: true, force: true }));
   const close = async () => {
     for (const closer of closers.splice(0).reverse()) await closer();
   };
@@ -171,6 +179,7 @@ export async function assembleModule(given: ModuleRigOptions): Promise<ModuleRig
     const links = await startLinks(options, simulated, board, closers);
     const control = await startControl(options, { ...surroundings, discharge, simulated }, closers);
     if (options.syncAtStart && options.hub) simulated.module.sync.request({ why: "boot" });
+    if (made) closers.shift(); // started: the directory is the module's flash from now on
     return {
       simulated,
       ...surroundings,
@@ -199,6 +208,13 @@ async function resolved(options: ModuleRigOptions): Promise<ModuleRigOptions & {
     ...(read.i2c ? { i2c: read.i2c } : {}),
     ...(read.track ? { world: { ...options.world, track: read.track } } : {}),
   };
+}
+
+/** The outermost folder of `dir` that does not exist yet (what making `dir` would create), if any. */
+function outermostMissing(dir: string): string | undefined {
+  let missing: string | undefined;
+  for (let path = resolve(dir); !existsSync(path); path = dirname(path)) missing = path;
+  return missing;
 }
 
 /** The board first: the module's ATTN output, AUX pins and the host's lines are its GPIO lines. */

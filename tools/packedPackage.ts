@@ -21,7 +21,7 @@ interface LockEntry {
   [key: string]: unknown;
 }
 
-/** `npm pack` of this repository (its prepack builds dist/) into a new temporary folder. */
+/** `npm pack` of this repository (its `prepare` builds dist/ unless it is fresh) into a new temporary folder. */
 export async function packRepository(): Promise<{ dir: string; tarball: string }> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-pack-"));
   await run("npm", ["pack", "--pack-destination", dir], { cwd: REPO, maxBuffer: 64 * 1024 * 1024 });
@@ -44,7 +44,6 @@ export async function installIntoEmptyProject(tarball: string, dir: string): Pro
   await mkdir(project, { recursive: true });
   const repoPackage = JSON.parse(await readFile(join(REPO, "package.json"), "utf8")) as {
     version: string;
-    overrides?: unknown;
   };
   const repoLock = JSON.parse(await readFile(join(REPO, "package-lock.json"), "utf8")) as {
     packages: Record<string, LockEntry>;
@@ -84,8 +83,6 @@ export async function installIntoEmptyProject(tarball: string, dir: string): Pro
         private: true,
         type: "module",
         dependencies: { cardsim: spec },
-        // The same pin as this repository's (README: cookie 2 declares Node 22).
-        ...(repoPackage.overrides ? { overrides: repoPackage.overrides } : {}),
       },
       null,
       2,

@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from "node:child_process";
+import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -7,32 +7,14 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PtyBridge } from "../../../hil/links/PtyBridge.js";
 import { PtyPair } from "../../../hil/links/PtyPair.js";
 import { startCli, type CliProcess } from "../../support/cliProcess.js";
+import { runProgram } from "../../support/hostProgram.js";
 
 /** Debian's python3-serial lives under the system Python (CI installs it with apt). */
 const PYTHON = "/usr/bin/python3";
 const hasPyserial = spawnSync(PYTHON, ["-c", "import serial"], { stdio: "ignore" }).status === 0;
 const HOST = fileURLToPath(new URL("./hosts/pyserial_host.py", import.meta.url));
 
-function runPython(
-  args: string[],
-  timeoutMs: number,
-): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(PYTHON, args, { stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      reject(new Error(`the python host did not finish:\n${stdout}\n${stderr}`));
-    }, timeoutMs);
-    child.once("exit", (code) => {
-      clearTimeout(timer);
-      resolve({ code, stdout, stderr });
-    });
-  });
-}
+const runPython = (args: string[], timeoutMs: number) => runProgram(PYTHON, args, timeoutMs);
 
 describe.skipIf(!hasPyserial || !PtyBridge.available())("a pyserial host on cardsim module --pty", () => {
   let dir: string;
