@@ -68,6 +68,8 @@ export class DeliveryQueue {
     /** Attempts and web requests in flight (shared with the proxy's web requests). */
     private readonly inflight: Set<Promise<void>>,
     private readonly report: (error: unknown) => void,
+    /** Told when an attempt starts or ends and when ended attempts are written (logs). */
+    private readonly changed: () => void = () => undefined,
   ) {
     this.#alarm = new Alarm(clock, () => this.pump());
   }
@@ -226,8 +228,10 @@ export class DeliveryQueue {
         lane.busy = false;
         this.inflight.delete(attempt);
         this.pump();
+        this.changed();
       });
     this.inflight.add(attempt);
+    this.changed();
   }
 
   async #attempt(uid: string, lane: Lane, route: RouteRecord, pending: Pending): Promise<void> {
@@ -345,6 +349,7 @@ export class DeliveryQueue {
     if (batch.length === 0) return this.#flushing ?? Promise.resolve();
     const run = (this.#flushing ?? Promise.resolve())
       .then(() => this.store.routes.completeAttempts(batch))
+      .then(() => this.changed())
       .catch((error: unknown) => this.report(error));
     const tracked: Promise<void> = run.finally(() => {
       if (this.#flushing === tracked) this.#flushing = null;
