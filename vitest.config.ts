@@ -7,9 +7,11 @@ const INCLUDE = ["test/**/*.test.ts", "firmware/**/*.test.ts", "hub/**/*.test.ts
 
 /**
  * The end-to-end tests: whole `cardsim` processes, ptys and real serial devices, host programs in
- * other languages, and the slowest in-process runs (`npm run test:e2e`, with PACKAGE). Everything
- * else is the fast project (`npm run test:fast`: unit and in-process tests). `npm test` runs all:
- * the README's whole suite.
+ * other languages, tests that wait on the real clock or on child processes (JSONata workers, gpiod
+ * tools), and the longest in-process runs (every endpoint of the hub, every failure point of a
+ * sync, thirty simulated days, fuzzing the whole hub) (`npm run test:e2e`, with PACKAGE).
+ * Everything else is the fast project (`npm run test:fast`: unit and in-process tests of every
+ * layer). `npm test` runs all: the README's whole suite.
  */
 export const E2E = [
   "test/cli/**/*.test.ts",
@@ -25,6 +27,19 @@ export const E2E = [
   "test/hub/the-readme-examples-reach-the-local-hub.test.ts",
   "test/hub/dfu/an-update-over-https-between-two-processes-reaches-a-note-c-host.test.ts",
   "test/radio/the-cli-takes-radio-and-supply-flags-and-says-what-to-do-about-a-bad-one.test.ts",
+  // Child processes, and the real clock.
+  "test/hil/gpio/gpio-lines-through-the-gpiod-tools-and-the-simulated-chip.test.ts",
+  "test/hub/events/jsonata-runs-in-worker-processes-stopped-at-a-deadline-or-a-heap-limit-and-replaced.test.ts",
+  "test/hub/routes/a-hostile-jsonata-transform-fails-its-delivery-while-the-listening-hub-answers.test.ts",
+  "test/hub/routes/hostile-jsonata-in-proxy-routes-and-smart-fleet-rules-fails-alone-and-a-stop-mid-evaluation-is-not-counted.test.ts",
+  "test/hub/routes/a-listening-hub-routes-events-on-the-real-clock.test.ts",
+  // The longest in-process runs.
+  "test/hub/every-endpoint-enforces-authentication-roles-and-rate-limits.test.ts",
+  "test/hub/fuzzed-queries-and-bodies-never-crash-the-hub.test.ts",
+  "test/hub/events/a-page-of-100k-events-is-read-through-an-index.test.ts",
+  "test/sync/a-sync-loses-and-repeats-nothing-whatever-fails-at-any-step.test.ts",
+  "test/sync-modes/thirty-days-of-periodic-sync-through-outages-a-discharge-and-a-power-change-keep-to-the-schedule.test.ts",
+  "test/radio/thirty-days-of-poor-coverage-on-a-sagging-battery-cost-an-exact-charge.test.ts",
 ];
 
 /**
@@ -33,6 +48,12 @@ export const E2E = [
  * the docs' runnable examples and the cookbook run. One file at a time: each runs a vitest of its own.
  */
 export const PACKAGE = ["test/package/**/*.test.ts"];
+
+/**
+ * Fast tests that replace a module of the product (`vi.mock`): they need a module graph of their
+ * own, so they run isolated (`fast-isolated`, part of `npm run test:fast`).
+ */
+export const ISOLATED = ["test/hub/start-hub-answers-no-request-before-credentials-json-is-complete.test.ts"];
 
 const shared = {
   testTimeout: 30_000,
@@ -53,9 +74,26 @@ export default defineConfig({
   },
   test: {
     ...shared,
+    // Transformed sources kept on disk between runs (keyed by content), in the checkout.
+    experimental: { fsModuleCache: true, fsModuleCachePath: ".cache/vitest" },
     projects: [
-      { extends: true, test: { name: "fast", include: INCLUDE, exclude: [...E2E, ...PACKAGE] } },
-      { extends: true, test: { name: "e2e", include: E2E } },
+      {
+        extends: true,
+        test: {
+          name: "fast",
+          include: INCLUDE,
+          exclude: [...E2E, ...PACKAGE, ...ISOLATED],
+          // One module graph per worker for all its files: each file no longer imports the hub,
+          // the module and their libraries again (most of the project's time was imports). The
+          // tests start and stop what they use; test/support holds no state between files.
+          isolate: false,
+          // Both cores: the in-process tests wait on loopback sockets and the disk much of the time.
+          maxWorkers: 2,
+        },
+      },
+      // Projects with their own worker counts run one after the other (`npm test`: fast first).
+      { extends: true, test: { name: "fast-isolated", include: ISOLATED, sequence: { groupOrder: 1 } } },
+      { extends: true, test: { name: "e2e", include: E2E, sequence: { groupOrder: 2 } } },
       {
         extends: true,
         test: {
@@ -65,6 +103,7 @@ export default defineConfig({
           fileParallelism: false,
           testTimeout: 300_000,
           hookTimeout: 300_000,
+          sequence: { groupOrder: 3 },
         },
       },
     ],

@@ -65,6 +65,7 @@ export class SyncEngine {
       mode: () => this.#mode(),
       steps: () => this.#steps,
       outcome: (outcome) => {
+        logSession(module, outcome);
         for (const listener of [...this.#outcomes]) listener(outcome);
       },
     });
@@ -191,4 +192,15 @@ export class SyncEngine {
       this.#changed();
     });
   }
+}
+
+/** One line in the module's log per session: how it ended, what started it, how long it took. */
+function logSession(module: SyncHost, outcome: SessionOutcome): void {
+  const fields = {
+    why: outcome.why,
+    ms: outcome.ended - outcome.started,
+    ...(outcome.error ? { error: outcome.error } : {}),
+  };
+  if (outcome.ok) module.log.info("sync session ended", fields);
+  else module.log.warn("sync session failed", fields);
 }

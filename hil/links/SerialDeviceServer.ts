@@ -107,10 +107,8 @@ export class SerialDeviceServer {
     if (this.#closed || this.#retry) return;
     this.#retry = setTimeout(() => {
       this.#retry = undefined;
-      this.#connect().catch((error: unknown) => {
-        this.#options.onStatus?.({ open: false, error: (error as Error).message });
-        this.#scheduleRetry();
-      });
+      // Still gone: already said when it went (statuses are its comings and goings).
+      this.#connect().catch(() => this.#scheduleRetry());
     }, this.#options.retryMs ?? 1000);
     this.#retry.unref();
   }

@@ -70,6 +70,8 @@ export class DeliveryQueue {
     private readonly report: (error: unknown) => void,
     /** Told of each attempt's log as the attempt ends. */
     private readonly onAttempt: (log: RouteLogRecord) => void = () => undefined,
+    /** Told when an attempt starts or ends and when ended attempts are written (logs). */
+    private readonly changed: () => void = () => undefined,
   ) {
     this.#alarm = new Alarm(clock, () => this.pump());
   }
@@ -228,8 +230,10 @@ export class DeliveryQueue {
         lane.busy = false;
         this.inflight.delete(attempt);
         this.pump();
+        this.changed();
       });
     this.inflight.add(attempt);
+    this.changed();
   }
 
   async #attempt(uid: string, lane: Lane, route: RouteRecord, pending: Pending): Promise<void> {
@@ -348,6 +352,7 @@ export class DeliveryQueue {
     if (batch.length === 0) return this.#flushing ?? Promise.resolve();
     const run = (this.#flushing ?? Promise.resolve())
       .then(() => this.store.routes.completeAttempts(batch))
+      .then(() => this.changed())
       .catch((error: unknown) => this.report(error));
     const tracked: Promise<void> = run.finally(() => {
       if (this.#flushing === tracked) this.#flushing = null;

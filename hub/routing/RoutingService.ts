@@ -73,6 +73,7 @@ export class RoutingService {
   readonly #proxy: ProxyRequests;
   /** Attempts and web requests in flight. */
   readonly #inflight = new Set<Promise<void>>();
+  readonly #watchers = new Set<() => void>();
   #stopped = false;
 
   constructor(
@@ -101,6 +102,7 @@ export class RoutingService {
       this.#inflight,
       report,
       options.onAttempt,
+      () => this.#changed(),
     );
     this.#proxy = new ProxyRequests(
       store,
@@ -187,6 +189,15 @@ export class RoutingService {
     return this.#queue.settle();
   }
 
+  /**
+   * Calls `listener` when a delivery attempt starts or ends and when ended attempts (their logs)
+   * are written; returns a function that stops it. Tests wait on it instead of polling.
+   */
+  onChange(listener: () => void): () => void {
+    this.#watchers.add(listener);
+    return () => this.#watchers.delete(listener);
+  }
+
   /** Attempts and web requests in flight now. */
   inFlight(): number {
     return this.#inflight.size;
@@ -214,6 +225,16 @@ export class RoutingService {
     this.#http.close();
     await this.#mqtt.close();
     await evaluator;
+  }
+
+  #changed(): void {
+    for (const listener of [...this.#watchers]) {
+      try {
+        listener();
+      } catch (error) {
+        this.#report(error);
+      }
+    }
   }
 
   #report(error: unknown): void {

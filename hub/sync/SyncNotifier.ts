@@ -8,6 +8,7 @@ export type DeviceChange = "signal" | "notes";
  */
 export class SyncNotifier {
   readonly #listeners = new Map<string, Set<(change: DeviceChange) => void>>();
+  readonly #awaited = new Map<string, (() => void)[]>();
 
   /** Wakes every session waiting on the device. */
   notify(deviceUid: string, change: DeviceChange): void {
@@ -19,10 +20,30 @@ export class SyncNotifier {
     let set = this.#listeners.get(deviceUid);
     if (!set) this.#listeners.set(deviceUid, (set = new Set()));
     set.add(listener);
+    const awaited = this.#awaited.get(deviceUid);
+    this.#awaited.delete(deviceUid);
+    for (const resolve of awaited ?? []) resolve();
     return () => {
       set.delete(listener);
       if (set.size === 0 && this.#listeners.get(deviceUid) === set) this.#listeners.delete(deviceUid);
     };
+  }
+
+  /**
+   * Resolves once a session listens for the device (at once if one does): a wait is then held,
+   * its time running on the hub clock (tests move a fake clock only after this).
+   */
+  listeningFor(deviceUid: string): Promise<void> {
+    if (this.#listeners.has(deviceUid)) return Promise.resolve();
+    return new Promise((resolve) => {
+      const awaited = this.#awaited.get(deviceUid) ?? [];
+      this.#awaited.set(deviceUid, [...awaited, resolve]);
+    });
+  }
+
+  /** True while a session listens for the device. */
+  isListening(deviceUid: string): boolean {
+    return this.#listeners.has(deviceUid);
   }
 
   /** Devices with a session listening now (tests). */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostLineClient } from "../../hil/HostLineClient.js";
-import { projectApi, startCli, type CliProcess } from "../support/cliProcess.js";
+import { projectApi, SESSION_LOGGED, startCli, syncAndWait, type CliProcess } from "../support/cliProcess.js";
 
 /** Two processes, as on two machines: `cardsim hub` and `cardsim module --hub https://...`. */
 describe("a module process and a hub process", () => {
@@ -27,11 +27,12 @@ describe("a module process and a hub process", () => {
       "--hub",
       credentials["hub_tls_url"]!,
       "--log-level",
-      "warn",
+      "info",
     ]);
     const [, host, port] = await cli.waitFor(/tcp\s+(\S+):(\d+)/);
-    // The session it opens at start ends, and the module says how it went.
+    // The session it opens at start ends, and the module says how it went (and logs it).
     await cli.waitFor(/synced with the hub: device dev:\d+ at https:\/\/localhost:\d+/);
+    await cli.waitForLogs(SESSION_LOGGED, 1);
     const client = await HostLineClient.tcp({ host: host!, port: Number(port) });
     const version = JSON.parse((await client.transaction('{"req":"card.version"}'))!) as { device: string };
     return { cli, host: client, device: version.device };
@@ -40,18 +41,9 @@ describe("a module process and a hub process", () => {
   const request = async (host: HostLineClient, req: Record<string, unknown>) =>
     JSON.parse((await host.transaction(JSON.stringify(req)))!) as Record<string, unknown>;
 
-  /** Asks for a sync and polls hub.sync.status until it says how it ended. */
-  async function sync(host: HostLineClient): Promise<Record<string, unknown>> {
-    const before = await request(host, { req: "hub.sync.status" });
-    await request(host, { req: "hub.sync" });
-    for (let i = 0; i < 200; i++) {
-      const status = await request(host, { req: "hub.sync.status" });
-      const done = /\{sync-end\}|\{sync-error\}/.test(String(status["status"]));
-      if (done && (status["completed"] !== before["completed"] || status["alert"])) return status;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    throw new Error("the sync did not end");
-  }
+  /** Asks for a sync and resolves with hub.sync.status once the module logged its end. */
+  const sync = (module: { cli: CliProcess; host: HostLineClient }) =>
+    syncAndWait(module.cli, (req) => request(module.host, req));
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), "cardsim-two-"));
@@ -81,7 +73,7 @@ describe("a module process and a hub process", () => {
     for (let i = 0; i < 3; i++) {
       await request(module.host, { req: "note.add", file: "sensors.qo", body: { i } });
     }
-    expect(await sync(module.host)).toMatchObject({ status: expect.stringMatching(/\{sync-end\}/) });
+    expect(await sync(module)).toMatchObject({ status: expect.stringMatching(/\{sync-end\}/) });
     await request(module.host, { req: "note.add", file: "sensors.qo", body: { i: 3 } });
     // Killed without warning: what it acknowledged is on its flash; the rest is sent again.
     await module.host.close();
@@ -90,7 +82,7 @@ describe("a module process and a hub process", () => {
     module = await startModule();
     expect(module.device).toBe(device);
     await api(`/devices/${device}/notes/commands.qi`, { method: "POST", body: { body: { led: "on" } } });
-    expect(await sync(module.host)).toMatchObject({ status: expect.stringMatching(/\{sync-end\}/) });
+    expect(await sync(module)).toMatchObject({ status: expect.stringMatching(/\{sync-end\}/) });
     const events = (await api(`/events?deviceUID=${device}&files=sensors.qo&sortBy=captured&sortOrder=asc`))[
       "events"
     ] as { body: { i: number } }[];

@@ -3,7 +3,14 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostLineClient } from "../../hil/HostLineClient.js";
-import { projectApi, runCli, startCli, type CliProcess } from "../support/cliProcess.js";
+import {
+  projectApi,
+  runCli,
+  SESSION_LOGGED,
+  startCli,
+  syncAndWait,
+  type CliProcess,
+} from "../support/cliProcess.js";
 
 /**
  * `cardsim hub --device-auth pinned` and a module process: the module's key, printed by
@@ -66,12 +73,13 @@ describe("a hub in pinned mode and a module process", () => {
       "--hub",
       credentials["hub_tls_url"]!,
       "--log-level",
-      "warn",
+      "info",
     ]);
     const [, host, port] = await cli.waitFor(/tcp\s+(\S+):(\d+)/);
     const base64 = printed.stdout.split("\n")[1]!;
     expect(cli.stdout()).toContain(`key  ${base64}`);
     const [refusal] = await cli.waitFor(/first sync failed: .*/);
+    await cli.waitForLogs(SESSION_LOGGED, 1);
     expect(refusal).toContain(`PUT /v1/projects/${credentials["project_uid"]}/devices/${device}/public-key`);
     expect(refusal).toContain("cardsim module --print-key");
 
@@ -83,13 +91,7 @@ describe("a hub in pinned mode and a module process", () => {
     const client = await HostLineClient.tcp({ host: host!, port: Number(port) });
     const request = async (req: Record<string, unknown>) =>
       JSON.parse((await client.transaction(JSON.stringify(req)))!) as Record<string, unknown>;
-    await request({ req: "hub.sync" });
-    let status: Record<string, unknown> = {};
-    for (let i = 0; i < 400; i++) {
-      status = await request({ req: "hub.sync.status" });
-      if (/\{sync-end\}/.test(String(status["status"])) && !status["alert"]) break;
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
+    const status = await syncAndWait(cli, request);
     expect(status["status"]).toMatch(/\{sync-end\}/);
     expect((await api(`/devices/${device}/public-key`)).json).toEqual({ uid: device, key: printed.stdout });
     await client.close();

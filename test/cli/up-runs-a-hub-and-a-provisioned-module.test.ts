@@ -6,7 +6,7 @@ import { join } from "node:path";
 import NotehubJs from "@blues-inc/notehub-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { HostLineClient } from "../../hil/HostLineClient.js";
-import { startCli, type CliProcess } from "../support/cliProcess.js";
+import { startCli, syncAndWait, type CliProcess } from "../support/cliProcess.js";
 
 const hasSocat = (() => {
   try {
@@ -50,8 +50,9 @@ describe("cardsim up", () => {
       "127.0.0.1:0",
       "--hub-tls-listen",
       "off",
+      // Info: the module logs each sync session's end (its first one, before, is not logged).
       "--log-level",
-      "warn",
+      "info",
       ...(hasSocat ? ["--pty", join(dir, "ttyNOTE")] : []),
     ]);
     await cli.waitFor(/synced with the hub/);
@@ -93,12 +94,11 @@ describe("cardsim up", () => {
         expect(await request({ req: "note.add", file: "sensors.qo", body: { temp: 22 } })).toEqual({
           total: 2,
         });
-        expect(await request({ req: "hub.sync" })).toEqual({});
-        let status: Record<string, unknown> = {};
-        for (let i = 0; i < 100 && !String(status["status"]).includes("{sync-end}"); i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          status = await request({ req: "hub.sync.status" });
-        }
+        const status = await syncAndWait(cli, async (req) => {
+          const reply = await request(req);
+          if (req["req"] === "hub.sync") expect(reply).toEqual({});
+          return reply;
+        });
         expect(status["status"]).toMatch(/\{sync-end\}/);
 
         const events = await api("GET", `/events?files=sensors.qo&sortBy=captured&sortOrder=asc`);
@@ -118,12 +118,8 @@ describe("cardsim up", () => {
         const added = await api("POST", `/devices/${device}/notes/commands.qi`, { body: { led: "on" } });
         expect(added.status).toBe(200);
         expect((await request({ req: "note.get", file: "commands.qi" }))["err"]).toMatch(/noexist/);
-        await request({ req: "hub.sync" });
-        let inbound: Record<string, unknown> = {};
-        for (let i = 0; i < 100 && inbound["body"] === undefined; i++) {
-          await new Promise((resolve) => setTimeout(resolve, 50));
-          inbound = await request({ req: "note.get", file: "commands.qi", delete: true });
-        }
+        await syncAndWait(cli, request);
+        const inbound = await request({ req: "note.get", file: "commands.qi", delete: true });
         expect(inbound).toMatchObject({ body: { led: "on" } });
       } finally {
         await host.close();

@@ -12,6 +12,11 @@ export interface CliProcess {
   waitFor(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
   /** The same on stderr (where logs and a command's notices go). */
   waitForStderr(pattern: RegExp, timeoutMs?: number): Promise<RegExpMatchArray>;
+  /**
+   * Resolves once stderr (the logs) holds `count` lines matching `pattern`, for what the process
+   * logs each time it happens (`"msg":"sync session ended"`).
+   */
+  waitForLogs(pattern: RegExp, count: number, timeoutMs?: number): Promise<void>;
   /** Sends `signal` and waits for the process to exit; resolves with its exit code or signal. */
   stop(signal?: NodeJS.Signals): Promise<number | string | null>;
 }
@@ -43,25 +48,26 @@ export function startCli(
       for (const l of listeners) l();
     }),
   );
-  const waitOn = (text: () => string, pattern: RegExp, timeoutMs: number) =>
-    new Promise<RegExpMatchArray>((resolve, reject) => {
+  /** Resolves with what `find` finds in the output, looking again at each chunk printed. */
+  const waitOn = <T>(find: () => T | undefined, what: string, timeoutMs: number) =>
+    new Promise<T>((resolve, reject) => {
       const check = () => {
-        const m = pattern.exec(text());
-        if (m) {
+        const found = find();
+        if (found !== undefined) {
           cleanup();
-          resolve(m);
+          resolve(found);
         } else if (child.exitCode !== null || child.signalCode !== null) {
           cleanup();
           reject(
             new Error(
-              `cardsim exited (${child.exitCode ?? child.signalCode}) before printing ${pattern}:\n${out}\n${err}`,
+              `cardsim exited (${child.exitCode ?? child.signalCode}) before ${what}:\n${out}\n${err}`,
             ),
           );
         }
       };
       const timer = setTimeout(() => {
         cleanup();
-        reject(new Error(`cardsim did not print ${pattern} within ${timeoutMs} ms:\n${out}\n${err}`));
+        reject(new Error(`cardsim did not get to ${what} within ${timeoutMs} ms:\n${out}\n${err}`));
       }, timeoutMs);
       const cleanup = () => {
         clearTimeout(timer);
@@ -74,8 +80,18 @@ export function startCli(
     child,
     stdout: () => out,
     stderr: () => err,
-    waitFor: (pattern, timeoutMs = 20_000) => waitOn(() => out, pattern, timeoutMs),
-    waitForStderr: (pattern, timeoutMs = 20_000) => waitOn(() => err, pattern, timeoutMs),
+    waitFor: (pattern, timeoutMs = 20_000) =>
+      waitOn(() => pattern.exec(out) ?? undefined, `printing ${pattern}`, timeoutMs),
+    waitForStderr: (pattern, timeoutMs = 20_000) =>
+      waitOn(() => pattern.exec(err) ?? undefined, `printing ${pattern} on stderr`, timeoutMs),
+    waitForLogs: async (pattern, count, timeoutMs = 20_000) => {
+      const lines = () => err.split("\n").filter((line) => pattern.test(line)).length;
+      await waitOn(
+        () => (lines() >= count ? true : undefined),
+        `logging ${pattern} ${count} times`,
+        timeoutMs,
+      );
+    },
     async stop(signal = "SIGTERM") {
       if (child.exitCode === null && child.signalCode === null) child.kill(signal);
       return exited;
@@ -128,4 +144,25 @@ export function projectApi(credentials: () => Record<string, string>) {
     });
     return { status: response.status, json: (await response.json()) as Record<string, unknown> };
   };
+}
+
+/** The line a module process logs as each sync session ends (JSON logs at `--log-level info`). */
+export const SESSION_LOGGED = /"msg":"sync session (ended|failed)"/;
+
+/**
+ * Asks a module process for a sync (`hub.sync` through `request`, over whichever link the test
+ * holds) and resolves with its `hub.sync.status` once the module has logged that the session
+ * ended. The sessions before it must have been logged already (wait for them first).
+ */
+export async function syncAndWait(
+  cli: CliProcess,
+  request: (req: Record<string, unknown>) => Promise<Record<string, unknown>>,
+): Promise<Record<string, unknown>> {
+  const before = cli
+    .stderr()
+    .split("\n")
+    .filter((line) => SESSION_LOGGED.test(line)).length;
+  await request({ req: "hub.sync" });
+  await cli.waitForLogs(SESSION_LOGGED, before + 1);
+  return request({ req: "hub.sync.status" });
 }

@@ -8,19 +8,6 @@ import { startCli, runCli, type CliProcess } from "../../support/cliProcess.js";
 import { fakeGpiodTools } from "../gpio/fakeGpiodTools.js";
 import { FakePigpiod } from "../i2c/FakePigpiod.js";
 
-function until(check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const poll = async () =>
-      (await check())
-        ? resolve()
-        : Date.now() > deadline
-          ? reject(new Error("timed out"))
-          : setTimeout(poll, 20);
-    void poll();
-  });
-}
-
 /**
  * `cardsim module --board pi4` as on a rig, with every piece of hardware replaced by a fake that
  * speaks its real interface: the UART is one end of a pty pair, the BSC peripheral is a fake pigpio
@@ -79,30 +66,25 @@ describe.skipIf(!PtyPair.available())("cardsim module --board pi4", () => {
     const mcu = await HostLineClient.serial(pair.b);
     expect(await mcu.transaction('{"req":"echo","text":"uart"}', { crc: true })).toMatch(/"text":"uart"/);
     // I2C: the BSC is configured as a target at 0x17; a [len][data] write then polls get the reply.
-    await until(() => pigpiod.address === 0x17);
-    const request = Array.from(Buffer.from('{"req":"echo","text":"i2c"}\n'));
-    for (let i = 0; i < request.length; i += 14) {
-      const chunk = request.slice(i, i + 14);
-      expect(pigpiod.controllerWrite(0x17, [chunk.length, ...chunk])).toBe(true);
-      await new Promise((r) => setTimeout(r, 30));
-    }
+    await pigpiod.until(() => pigpiod.address === 0x17, "the BSC target at 0x17");
+    await pigpiod.controllerSend(0x17, Buffer.from('{"req":"echo","text":"i2c"}\n'));
+    // Read as a host does: ask what is left until the whole reply is in.
     let reply = "";
-    await until(async () => {
-      pigpiod.controllerWrite(0x17, [0, 0]);
-      await new Promise((r) => setTimeout(r, 20));
-      const header = pigpiod.controllerRead(0x17, 2)!;
-      const available = header[0]!;
-      if (available === 0) return reply.endsWith("\n");
-      const n = Math.min(available, 14);
-      pigpiod.controllerWrite(0x17, [0, n]);
-      await new Promise((r) => setTimeout(r, 20));
-      reply += Buffer.from(pigpiod.controllerRead(0x17, n + 2)!.slice(2)).toString();
-      return false;
-    }, 15_000);
+    await pigpiod.until(
+      async () => {
+        const { available } = await pigpiod.controllerQuery(0x17, 0);
+        if (available === 0) return reply.endsWith("\n");
+        const { data } = await pigpiod.controllerQuery(0x17, Math.min(available, 14));
+        reply += Buffer.from(data).toString();
+        return false;
+      },
+      "the reply",
+      15_000,
+    );
     expect(reply).toBe('{"text":"i2c"}\r\n');
     // ATTN: arming it drives GPIO17 LOW through gpioset.
     expect(await mcu.transaction('{"req":"card.attn","mode":"arm"}')).toMatch(/^\{/);
-    await until(async () => (await gpiod.calls()).some((c) => /^gpioset .*GPIO17=0/.test(c)));
+    await gpiod.untilCalls((calls) => calls.some((c) => /^gpioset .*GPIO17=0/.test(c)), "ATTN driven low");
     await mcu.close();
   });
 

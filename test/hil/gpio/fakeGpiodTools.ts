@@ -1,11 +1,14 @@
+import { watch } from "node:fs";
 import { chmod, mkdtemp, readFile, writeFile, appendFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { until } from "../../support/waiting.js";
 
 /**
  * Fake gpiod tools (gpioset, gpioget, gpiomon, gpiofind) speaking the command lines of libgpiod
  * v1 or v2: they log every call, hold lines until killed like the real ones, print the level
- * from a state file, and stream edges the test appends to an events file.
+ * from a state file, and stream edges the test appends to an events file. `untilCalls` waits for
+ * the calls a test expects, reading the log again each time a tool writes it (a file watcher).
  */
 export async function fakeGpiodTools(version: 1 | 2) {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-gpiod-"));
@@ -26,9 +29,20 @@ exec sleep 3600`,
     await writeFile(join(dir, name), script(body));
     await chmod(join(dir, name), 0o755);
   }
+  const calls = async () => (await readFile(log, "utf8")).trim().split("\n").filter(Boolean);
   return {
     dir,
-    calls: async () => (await readFile(log, "utf8")).trim().split("\n").filter(Boolean),
+    calls,
+    untilCalls: (check: (calls: string[]) => boolean, what: string, ms?: number) =>
+      until(
+        (fire) => {
+          const watcher = watch(log, fire);
+          return () => watcher.close();
+        },
+        async () => check(await calls()),
+        what,
+        ms,
+      ),
     setLevel: (line: string, high: boolean) => writeFile(join(dir, `level-${line}`), high ? "1\n" : "0\n"),
     edge: (line: string, code: string) => appendFile(join(dir, `events-${line}`), code + "\n"),
   };

@@ -3,15 +3,11 @@ import { FakeClock } from "../../../runtime/FakeClock.js";
 import { GpiodToolsChip } from "../../../hil/gpio/GpiodToolsChip.js";
 import { HostResetLine } from "../../../hil/gpio/HostResetLine.js";
 import { SimGpioChip } from "../../../hil/gpio/SimGpioChip.js";
+import { Changes } from "../../support/waiting.js";
 import { fakeGpiodTools } from "./fakeGpiodTools.js";
 
-async function until(check: () => boolean | Promise<boolean>, what: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    if (await check()) return;
-    await new Promise((r) => setTimeout(r, 10));
-  }
-  throw new Error(`timed out waiting for ${what}`);
-}
+/** The gpioset calls that hold a line (not the version probe). */
+const setters = (calls: string[]) => calls.filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
 
 describe("simulated GPIO chip", () => {
   it("records output levels with their time and refuses a second claim", async () => {
@@ -34,7 +30,8 @@ describe("simulated GPIO chip", () => {
     const chip = new SimGpioChip(new FakeClock());
     const input = await chip.input("AUX1", { bias: "pull-up" });
     const seen: boolean[] = [];
-    input.onChange((h) => seen.push(h));
+    const edges = new Changes();
+    input.onChange((h) => (seen.push(h), edges.fire()));
     expect(input.level).toBe(true);
     chip.drive("AUX1", false);
     chip.drive("AUX1", false);
@@ -61,17 +58,16 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
     const fake = await fakeGpiodTools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir });
     expect(await chip.version()).toBe(version);
-    const holders = async () =>
-      (await fake.calls()).filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
+    const holders = async () => setters(await fake.calls());
     // Each holder is replaced only once it has started (a real gpioset must have claimed the line).
     const attn = await chip.output("GPIO17", { initial: true, consumer: "attn" });
-    await until(async () => (await holders()).length === 1, "the first holder");
+    await fake.untilCalls((calls) => setters(calls).length === 1, "the first holder");
     attn.write(false);
     await attn.settled();
-    await until(async () => (await holders()).length === 2, "the second holder");
+    await fake.untilCalls((calls) => setters(calls).length === 2, "the second holder");
     attn.write(true);
     await attn.settled();
-    await until(async () => (await holders()).length === 3, "the third holder");
+    await fake.untilCalls((calls) => setters(calls).length === 3, "the third holder");
     expect(attn.level).toBe(true);
     await chip.close();
     const sets = await holders();
@@ -95,9 +91,8 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
     const fake = await fakeGpiodTools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir });
     const reset = await chip.output("GPIO27", { initial: true, drive: "open-drain", consumer: "reset" });
-    const sets = async () =>
-      (await fake.calls()).filter((c) => c.startsWith("gpioset") && !c.includes("--version"));
-    await until(async () => (await sets()).length === 1, "the holder");
+    const sets = async () => setters(await fake.calls());
+    await fake.untilCalls((calls) => setters(calls).length === 1, "the holder");
     await reset.release();
     expect(await sets()).toEqual([
       version === 1
@@ -120,10 +115,11 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
     const input = await chip.input(5, { bias: "pull-up" });
     expect(input.level).toBe(true);
     const seen: boolean[] = [];
-    input.onChange((h) => seen.push(h));
+    const edges = new Changes();
+    input.onChange((h) => (seen.push(h), edges.fire()));
     await fake.edge("5", version === 1 ? "0" : "2");
     await fake.edge("5", "1");
-    await until(() => seen.length === 2, "two edges");
+    await edges.until(() => seen.length === 2, "two edges");
     expect(seen).toEqual([false, true]);
     await chip.close();
     const calls = await fake.calls();

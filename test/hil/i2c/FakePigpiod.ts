@@ -1,10 +1,12 @@
 import { createServer, type Server, type Socket } from "node:net";
+import { Changes } from "../../support/waiting.js";
 
 /**
  * A fake pigpio daemon: speaks the socket protocol (16-byte commands, extensions) and models the
  * BSC peripheral behind BSCX: 16-byte receive and transmit FIFOs, bytes past a full receive FIFO
  * lost, 0xff from an empty transmit FIFO, BREAK clearing both. A test plays the I2C controller
- * with `controllerWrite`/`controllerRead`.
+ * with `controllerWrite`/`controllerRead` (or `controllerSend`/`controllerQuery`, which pace
+ * themselves like a host) and waits on `until`, checked again at each command the daemon answers.
  */
 export class FakePigpiod {
   readonly #server: Server;
@@ -14,6 +16,8 @@ export class FakePigpiod {
   control = 0;
   overruns = 0;
   commands: { cmd: number; p1: number; ext: number[] }[] = [];
+  /** Fired after each command answered (the backend polls the peripheral with BSCX commands). */
+  readonly #answered = new Changes();
 
   private constructor(server: Server) {
     this.#server = server;
@@ -52,6 +56,36 @@ export class FakePigpiod {
     return out;
   }
 
+  /** Resolves once `check()` holds, checked now and after each command the daemon answers. */
+  until(check: () => boolean | Promise<boolean>, what: string, ms?: number): Promise<void> {
+    return this.#answered.until(check, what, ms);
+  }
+
+  /** A host with MTU 14 (what fits the BSC FIFOs): writes `bytes` in chunks as the FIFO drains. */
+  async controllerSend(address: number, bytes: Uint8Array): Promise<void> {
+    for (let at = 0; at < bytes.length; at += 14) {
+      const chunk = [...bytes.subarray(at, at + 14)];
+      if (!this.controllerWrite(address, [chunk.length, ...chunk])) {
+        throw new Error(`no BSC target at 0x${address.toString(16)}`);
+      }
+      await this.until(() => this.rx.length === 0, "the backend to drain the receive FIFO");
+    }
+  }
+
+  /**
+   * Asks the target for `want` bytes ([0, want]) and reads its answer once it is staged in the
+   * transmit FIFO (note-arduino waits 2 ms instead): what is left, how many came, the bytes.
+   */
+  async controllerQuery(
+    address: number,
+    want: number,
+  ): Promise<{ available: number; count: number; data: number[] }> {
+    this.controllerWrite(address, [0, want]);
+    await this.until(() => this.tx.length === Math.min(16, want + 2), "the answer in the transmit FIFO");
+    const bytes = this.controllerRead(address, want + 2)!;
+    return { available: bytes[0]!, count: bytes[1]!, data: bytes.slice(2) };
+  }
+
   async stop(): Promise<void> {
     for (const s of this.#sockets) s.destroy();
     await new Promise<void>((resolve) => this.#server.close(() => resolve()));
@@ -71,6 +105,7 @@ export class FakePigpiod {
         buffer = buffer.subarray(16 + p3);
         this.commands.push({ cmd, p1, ext });
         socket.write(this.#answer(cmd, p1, ext));
+        this.#answered.fire();
       }
     });
     socket.on("close", () => this.#sockets.delete(socket));

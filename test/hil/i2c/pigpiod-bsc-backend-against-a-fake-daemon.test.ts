@@ -12,15 +12,6 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c();
 });
 
-/** Waits (real time: the daemon is a socket) until `check` holds. */
-async function until(check: () => boolean, what: string, ms = 3000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 2));
-  }
-}
-
 async function rig(address = 0x17) {
   const daemon = await FakePigpiod.start();
   cleanups.push(() => daemon.stop());
@@ -29,26 +20,11 @@ async function rig(address = 0x17) {
   const backend = new PigpiodBscBackend({ clock: new SystemClock(), port: daemon.port, pollMs: 1 });
   await backend.attach(target);
   cleanups.push(() => backend.close());
-  const A = address;
-  /** A host with MTU 14 (what fits the BSC FIFOs): write chunks as the FIFO drains. */
-  const send = async (text: string) => {
-    const bytes = enc.encode(text);
-    for (let at = 0; at < bytes.length; at += 14) {
-      const chunk = [...bytes.subarray(at, at + 14)];
-      expect(daemon.controllerWrite(A, [chunk.length, ...chunk])).toBe(true);
-      await until(() => daemon.rx.length === 0, "the daemon drained the receive FIFO");
-    }
-  };
-  const query = async (want: number) => {
-    daemon.controllerWrite(A, [0, want]);
-    // The rig's host waits for the answer to be staged (note-arduino waits 2 ms).
-    await until(() => daemon.tx.length === Math.min(16, want + 2), "the answer in the transmit FIFO");
-    const bytes = daemon.controllerRead(A, want + 2)!;
-    return { available: bytes[0]!, count: bytes[1]!, data: bytes.slice(2) };
-  };
+  const send = (text: string) => daemon.controllerSend(address, enc.encode(text));
+  const query = (want: number) => daemon.controllerQuery(address, want);
   const receive = async () => {
     let out: number[] = [];
-    await until(() => target.available > 0, "a reply");
+    await daemon.until(() => target.available > 0, "a reply");
     let { available } = await query(0);
     while (available > 0) {
       const r = await query(Math.min(available, 14));
@@ -86,7 +62,7 @@ describe("pigpiod BSC backend (against a fake pigpiod)", () => {
     const chunk = [...enc.encode('{"req":"echo","text":"0123456789"}').subarray(0, 30)];
     r.daemon.controllerWrite(0x17, [30, ...chunk]);
     expect(r.daemon.overruns).toBe(15);
-    await until(() => r.target.stats.malformedWrites === 1, "the torn write delivered as malformed");
+    await r.daemon.until(() => r.target.stats.malformedWrites === 1, "the torn write delivered as malformed");
   });
 
   it("decodes the bscXfer status word", () => {

@@ -9,21 +9,11 @@ import { SerialDeviceServer } from "../../../hil/links/SerialDeviceServer.js";
 import { parseSerialSpec, SerialPortLink } from "../../../hil/links/SerialPortLink.js";
 import { SystemClock } from "../../../runtime/SystemClock.js";
 import { bootTestModule } from "../../support/moduleFixture.js";
+import { Changes } from "../../support/waiting.js";
 
 // Real tty drivers and a socat child: generous deadlines, since a loaded CI machine is slow to
 // notice a device going away; the message names the wait that ran out.
-function until(check: () => boolean, what: string, ms = 25_000): Promise<void> {
-  const deadline = Date.now() + ms;
-  return new Promise((resolve, reject) => {
-    const poll = () =>
-      check()
-        ? resolve()
-        : Date.now() > deadline
-          ? reject(new Error(`timed out waiting for ${what}`))
-          : setTimeout(poll, 10);
-    poll();
-  });
-}
+const PATIENCE_MS = 25_000;
 
 describe("parseSerialSpec", () => {
   it("reads DEV[@BAUD], 9600 by default", () => {
@@ -53,12 +43,13 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
     const b = await SerialPortLink.open(pair.b);
     const atA: number[] = [];
     const atB: number[] = [];
-    a.onData((x) => atA.push(...x));
-    b.onData((x) => atB.push(...x));
+    const arrived = new Changes();
+    a.onData((x) => (atA.push(...x), arrived.fire()));
+    b.onData((x) => (atB.push(...x), arrived.fire()));
     const all = Uint8Array.from({ length: 256 }, (_, i) => i);
     a.write(all);
     b.write(all);
-    await until(() => atA.length === 256 && atB.length === 256, "256 bytes each way");
+    await arrived.until(() => atA.length === 256 && atB.length === 256, "256 bytes each way", PATIENCE_MS);
     expect(atB).toEqual([...all]);
     expect(atA).toEqual([...all]);
     await a.close();
@@ -74,10 +65,11 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
   it("serves a module on the device, and opens it again after it went away and came back", async () => {
     const t = await bootTestModule({ clock: new SystemClock() as never });
     const statuses: boolean[] = [];
+    const status = new Changes();
     const server = await SerialDeviceServer.start(t.module, pair.a, {
       clock: new SystemClock(),
       retryMs: 50,
-      onStatus: ({ open }) => statuses.push(open),
+      onStatus: ({ open }) => (statuses.push(open), status.fire()),
     });
     try {
       let host = await HostLineClient.serial(pair.b);
@@ -87,9 +79,9 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
       await host.close();
 
       await pair.unplug();
-      await until(() => !server.open, "the server to see the device go");
+      await status.until(() => !server.open, "the server to see the device go", PATIENCE_MS);
       await pair.plug();
-      await until(() => server.open, "the server to open the device again");
+      await status.until(() => server.open, "the server to open the device again", PATIENCE_MS);
       expect(server.opens).toBe(2);
       expect(statuses).toEqual([true, false, true]);
 
@@ -120,18 +112,19 @@ describe.skipIf(!PtyPair.available())("SerialPortLink and SerialDeviceServer on 
       };
     };
     const statuses: boolean[] = [];
+    const status = new Changes();
     const server = await SerialDeviceServer.start(t.module, pair.a, {
       clock: new SystemClock(),
       retryMs: 50,
       open: deaf,
       watchPath: true,
-      onStatus: ({ open }) => statuses.push(open),
+      onStatus: ({ open }) => (statuses.push(open), status.fire()),
     });
     try {
       await pair.unplug();
-      await until(() => !server.open, "the server to see the device go");
+      await status.until(() => !server.open, "the server to see the device go", PATIENCE_MS);
       await pair.plug();
-      await until(() => server.open, "the server to open the device again");
+      await status.until(() => server.open, "the server to open the device again", PATIENCE_MS);
       expect(statuses).toEqual([true, false, true]);
       const host = await HostLineClient.serial(pair.b);
       expect(await host.transaction('{"req":"echo","text":"back"}')).toBe('{"text":"back"}');

@@ -10,18 +10,14 @@ import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
 import { SystemClock } from "../../../runtime/SystemClock.js";
+import { until } from "../../support/waiting.js";
 import { HttpEndpoint } from "./support/servers.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-/** Polls (real time) until `check` passes or `ms` have gone by. */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 20_000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+/** Waits until `check` holds, looking again whenever the hub's routing starts or ends an attempt or writes logs. */
+const whenRouted = (h: LiveHub, check: () => Promise<boolean> | boolean, what: string): Promise<void> =>
+  until((fire) => h.services.routing.onChange(fire), check, what);
 
 /** A hub listening on loopback on the real clock, over a database file (a restart opens it again). */
 class LiveHub {
@@ -139,8 +135,10 @@ describe("a hostile JSONata transform on a listening hub", () => {
     });
     await h.api("POST", `/v1/projects/${h.project}/devices/${device}/notes/data.qi`, { body });
     // The attempt is under way, or (the hub's thread having been held throughout) already logged.
-    await eventually(
+    await whenRouted(
+      h,
       async () => h.services.routing.inFlight() > 0 || (await routeLogs(h, route.uid)).length > 0,
+      "the attempt under way",
     );
     expect(await routeLogs(h, route.uid), "the evaluation held the hub until it ended").toEqual([]);
     const listed = await h.api("GET", `/v1/projects/${h.project}/routes`);
@@ -153,7 +151,7 @@ describe("a hostile JSONata transform on a listening hub", () => {
     );
     expect(logsWhenAnswered).toEqual([]);
     // First attempt, its retry: both stopped, the second dead-lettered.
-    await eventually(async () => (await routeLogs(h, route.uid)).length === 2);
+    await whenRouted(h, async () => (await routeLogs(h, route.uid)).length === 2, "two logs");
     await h.services.routing.settle();
     expect(endpoint.received).toEqual([]);
     expect(h.services.routing.pending().size).toBe(0);
@@ -195,7 +193,7 @@ describe("a hostile JSONata transform on a listening hub", () => {
       http: { url: `${endpoint.url}/in`, transform: { format: "jsonata", jsonata: '$pad("x", 500000000)' } },
     });
     await h.api("POST", `/v1/projects/${h.project}/devices/${device}/notes/data.qi`, { body: { n: 1 } });
-    await eventually(async () => (await routeLogs(h, route.uid)).length === 2);
+    await whenRouted(h, async () => (await routeLogs(h, route.uid)).length === 2, "two logs");
     const logs = await routeLogs(h, route.uid);
     expect(logs.map((l) => [l.status, l.text])).toEqual([
       [
@@ -236,7 +234,7 @@ describe("a hostile JSONata transform on a listening hub", () => {
 
     const h = (hub = await LiveHub.start(join(dir, "hub.db")));
     await h.api("PUT", `/v1/projects/${h.project}/routes/${route.uid}`, { disabled: false });
-    await eventually(async () => (await routeLogs(h, route.uid)).length === 2);
+    await whenRouted(h, async () => (await routeLogs(h, route.uid)).length === 2, "two logs");
     const logs = await routeLogs(h, route.uid);
     expect(logs.map((l) => [l.status, l.attn, l.source, l.event_uid])).toEqual([
       ["interrupted", true, "manual reroute", event.event],

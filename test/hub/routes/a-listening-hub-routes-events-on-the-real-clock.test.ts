@@ -13,19 +13,11 @@ import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
 import { SystemClock } from "../../../runtime/SystemClock.js";
+import { until } from "../../support/waiting.js";
 import { OpenApiContract } from "../support/OpenApiContract.js";
 import { HttpEndpoint, MqttBroker } from "./support/servers.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-
-/** Polls (real time) until `check` passes or `ms` have gone by. */
-async function eventually(check: () => Promise<boolean> | boolean, ms = 5000): Promise<void> {
-  const until = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > until) throw new Error("condition not met in time");
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
 
 /**
  * A hub listening on loopback on the real clock, driven over HTTP: the official client
@@ -72,6 +64,9 @@ describe("a listening hub on the real clock", () => {
     if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${text}`);
     return text ? JSON.parse(text) : undefined;
   };
+  /** Waits until `check` holds, looking again whenever routing starts or ends an attempt or writes logs. */
+  const whenRouted = (check: () => Promise<boolean>, what: string) =>
+    until((fire) => services.routing.onChange(fire), check, what);
   const addNote = (file: string, body: unknown, payload?: string) =>
     api("POST", `/v1/projects/${project}/devices/${device}/notes/${file}`, {
       body,
@@ -143,7 +138,7 @@ describe("a listening hub on the real clock", () => {
     expect((await routes.getRoute(project, made.body)).label).toBe("format body");
 
     await addNote("live.qi", { temp: 19.5 }, encodeBase64(new Uint8Array([1, 2, 3])));
-    await eventually(() => endpoint.received.length === formats.length);
+    await endpoint.receivedCount(formats.length);
     const by = (path: string) => endpoint.received.find((r) => r.url === path)!;
     const full = by("/none").json as any;
     expect(full).toMatchObject({
@@ -160,7 +155,10 @@ describe("a listening hub on the real clock", () => {
     expect(by("/jsonata").json).toEqual({ t: 19.5 });
 
     // Logs through the official client (the older definition's field names) and by event.
-    await eventually(async () => (await routes.getRouteLogsByRoute(project, made.body)).length === 1);
+    await whenRouted(
+      async () => (await routes.getRouteLogsByRoute(project, made.body)).length === 1,
+      "a log",
+    );
     const [log] = await routes.getRouteLogsByRoute(project, made.body, { pageSize: 10 });
     expect(log).toMatchObject({
       routeUID: `${project}/${made.body}`,
@@ -189,8 +187,9 @@ describe("a listening hub on the real clock", () => {
       schema: { fleets: [], url: `${endpoint.url}/flaky`, filter: { type: "include", files: ["flaky.qi"] } },
     });
     await addNote("flaky.qi", { n: 1 });
-    await eventually(
+    await whenRouted(
       async () => (await api("GET", `/v1/projects/${project}/routes/${route.uid}/route-logs`)).length === 3,
+      "three logs",
     );
     const logs = await api("GET", `/v1/projects/${project}/routes/${route.uid}/route-logs?sortOrder=asc`);
     expect(logs.map((l: any) => [l.status, l.attn, l.source, l.text])).toEqual([

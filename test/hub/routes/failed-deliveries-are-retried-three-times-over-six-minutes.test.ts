@@ -1,14 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { RETRY_DELAYS_MS } from "../../../hub/routing/RoutingService.js";
 import type { DeviceRecord } from "../../../hub/store/records.js";
+import { until } from "../../support/waiting.js";
 import { RoutingHub } from "./support/routingFixture.js";
 import { closedPort, HttpEndpoint, rawServer } from "./support/servers.js";
-
-/** Waits (real time, briefly) for socket events to be handled. */
-async function until(condition: () => boolean): Promise<void> {
-  for (let i = 0; i < 1000 && !condition(); i++) await new Promise((resolve) => setImmediate(resolve));
-  expect(condition()).toBe(true);
-}
 
 /**
  * A failed attempt (no connection, no answer in time, an answer that is not HTTP, a 5xx) is
@@ -123,7 +118,11 @@ describe("failed deliveries (fake clock, in process)", () => {
     expect(hub.routing.inFlight()).toBe(2);
     await hub.clock.advance(1);
     // The 5 s request ends (real I/O) before the clock moves on; the 30 s one is still waiting.
-    await until(() => hub.routing.inFlight() === 1);
+    await until(
+      (fire) => hub.routing.onChange(fire),
+      () => hub.routing.inFlight() === 1,
+      "the 5 s attempt's end",
+    );
     await hub.clock.advance(25_000);
     await hub.settle();
     const quickLog = (await hub.logs(quick.uid))[0]!;

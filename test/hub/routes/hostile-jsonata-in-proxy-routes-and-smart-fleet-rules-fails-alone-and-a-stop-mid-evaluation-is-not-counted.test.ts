@@ -6,6 +6,7 @@ import { SmartFleets } from "../../../hub/devices/SmartFleets.js";
 import { WebRequestError } from "../../../hub/routing/RoutingService.js";
 import { newFleet } from "../../../hub/store/records.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
+import { until } from "../../support/waiting.js";
 import { RoutingHub } from "./support/routingFixture.js";
 import { HttpEndpoint } from "./support/servers.js";
 
@@ -179,7 +180,11 @@ describe("hostile JSONata in proxy routes and smart fleet rules (fake clock, in 
         },
       });
       await first.event(device, "data.qo", { s: BACKTRACKER });
-      while (first.routing.inFlight() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      await until(
+        (fire) => first.routing.onChange(fire),
+        () => first.routing.inFlight() > 0,
+        "the attempt",
+      );
       const [during] = await first.store.routes.pendingDeliveries();
       expect(during).toMatchObject({ routeUid: route.uid, attempt: 0, begun: 1 }); // counted before evaluating
       await first.close(); // the evaluation is cut short, the attempt abandoned unlogged

@@ -11,21 +11,20 @@ describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
 
   const devicePath = (module: ScriptedModule) => `/v1/projects/${hub.projectUid}/devices/${module.device}`;
 
-  /** Settles a promise that waits on the fake clock, moving the clock `ms` at most. */
-  async function within<T>(promise: Promise<T>, ms: number): Promise<{ value?: T; settled: boolean }> {
-    let settled = false;
-    let value: T | undefined;
-    void promise.then((v) => {
-      settled = true;
-      value = v;
-    });
-    // Let the request reach the hub (sockets are real) before time moves.
-    for (let i = 0; i < 50 && !settled && hub.services.notifier.listening === 0; i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+  /**
+   * Moves the fake clock `ms` once the hub holds the module's wait, and says whether the hub
+   * answered it: a wait the hub still holds (its session still listens) is not answered yet.
+   */
+  async function within<T>(
+    module: ScriptedModule,
+    promise: Promise<T>,
+    ms: number,
+  ): Promise<{ value?: T; settled: boolean }> {
+    // The request reaches the hub over real sockets: time moves once the hub listens.
+    await hub.services.notifier.listeningFor(module.device);
     await hub.clock.advance(ms);
-    for (let i = 0; i < 100 && !settled; i++) await new Promise((r) => setTimeout(r, 5));
-    return { value, settled };
+    if (hub.services.notifier.isListening(module.device)) return { settled: false };
+    return { value: await promise, settled: true };
   }
 
   it("says how many signals wait at open, takes those after `after` and acknowledges earlier ones", async () => {
@@ -55,7 +54,7 @@ describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
     expect((await hub.api("GET", devicePath(module))).json).toBeDefined();
     expect((await hub.store.devices.getDevice(module.device))!.connected).toBe(true);
     const waiting = module.signals(0, 60_000);
-    const early = await within(waiting, 10_000);
+    const early = await within(module, waiting, 10_000);
     expect(early.settled).toBe(false);
     const sent = await hub.api("POST", `${devicePath(module)}/signal`, { body: { wake: true } });
     expect(sent.json).toEqual({ connected: true });
@@ -70,7 +69,7 @@ describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
     const module = await hub.module();
     await module.open({ context: { continuous: true } });
     const waiting = module.signals(0, 45_000);
-    const early = await within(waiting, 1_000);
+    const early = await within(module, waiting, 1_000);
     expect(early.settled).toBe(false);
     await hub.api("POST", `${devicePath(module)}/notes/data.qi`, { body: { go: 1 } });
     expect(await waiting).toEqual({ v: 1, signals: [], files: ["data.qi"] });
@@ -80,12 +79,15 @@ describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
     const module = await hub.module();
     await module.open({ context: { continuous: true } });
     const short = module.signals(0, 20_000);
-    expect((await within(short, 19_999)).settled).toBe(false);
-    expect(await within(short, 1)).toEqual({ settled: true, value: { v: 1, signals: [], files: [] } });
+    expect((await within(module, short, 19_999)).settled).toBe(false);
+    expect(await within(module, short, 1)).toEqual({
+      settled: true,
+      value: { v: 1, signals: [], files: [] },
+    });
     const long = module.signals(0, 3_600_000);
-    const beforeMinute = await within(long, 59_999);
+    const beforeMinute = await within(module, long, 59_999);
     expect(beforeMinute.settled).toBe(false);
-    const atMinute = await within(long, 1);
+    const atMinute = await within(module, long, 1);
     expect(atMinute.settled).toBe(true);
     expect(atMinute.value).toEqual({ v: 1, signals: [], files: [] });
   });
