@@ -165,7 +165,8 @@ function cardDfu(ctx: RequestContext): JsonObject {
 
 /** `dfu.get`, `dfu.status`, `card.dfu`. */
 export const dfuRequests: RequestTable = {
-  "dfu.status": { handler: dfuStatus, variants: DFU_VARIANTS },
+  // dfu.status.rsp requires `mode` and `on`: `on:false` is sent with `off:true`.
+  "dfu.status": { handler: dfuStatus, variants: DFU_VARIANTS, keep: ["on"] },
   "dfu.get": { handler: dfuGet, variants: DFU_VARIANTS },
   "card.dfu": { handler: cardDfu, variants: OUTBOARD_VARIANTS },
 };
