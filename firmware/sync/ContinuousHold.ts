@@ -69,7 +69,10 @@ export class ContinuousHold {
       }
       if (state.held === held && !state.disposed) await this.#leave(held, traffic);
     } catch (error) {
-      if (state.held === held) state.held = undefined;
+      // A session ended on purpose (`end`: the mode left continuous, its duration is over) may
+      // see its last wait refused: that is no failure.
+      if (state.held !== held) return;
+      state.held = undefined;
       if (!state.disposed) state.fail(error);
     } finally {
       state.connected = state.held !== undefined;
@@ -82,7 +85,7 @@ export class ContinuousHold {
   /** The mode left continuous: the session closes with its usage. */
   async #leave(held: HeldSession, traffic: Traffic): Promise<void> {
     const state = this.#state;
-    state.held = undefined;
+    this.#release();
     await exchange(
       state.module,
       {
@@ -105,12 +108,21 @@ export class ContinuousHold {
     const state = this.#state;
     const held = state.held;
     if (held) {
-      state.held = undefined;
-      state.connected = this.#hooks.running();
-      if (state.status.includes("{connected}")) state.status = "completed {sync-end}";
+      this.#release();
       await closeQuietly(state.module, held.token, why, state.confirmDeleted());
     }
     if (reopen && !state.disposed) this.#hooks.request({ why: "continuous" });
+  }
+
+  /**
+   * The session held open is let go: `hub.status`, `hub.sync.status` and `card.status` stop
+   * reporting it at once (connected only while a sync runs).
+   */
+  #release(): void {
+    const state = this.#state;
+    state.held = undefined;
+    state.connected = this.#hooks.running();
+    if (state.status.includes("{connected}")) state.status = "completed {sync-end}";
   }
 
   /**

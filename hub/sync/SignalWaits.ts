@@ -23,12 +23,22 @@ export interface SignalWaitParts {
  */
 export class SignalWaits {
   readonly #waits = new Set<() => void>();
+  /** The waits of each session, by its token: a `close` of the session ends them. */
+  readonly #byToken = new Map<string, Set<() => void>>();
 
   constructor(private readonly p: SignalWaitParts) {}
 
   /** Ends every wait now (the hub is closing); each is answered as if its wait were over. */
   releaseAll(): void {
     for (const release of [...this.#waits]) release();
+  }
+
+  /**
+   * The session `token` was closed (the module left continuous mode, or renews its session): its
+   * wait is answered now instead of holding the module's request until the wait is over.
+   */
+  release(token: string): void {
+    for (const release of [...(this.#byToken.get(token) ?? [])]) release();
   }
 
   /** Signals after `after` (earlier ones acknowledged), waiting for one first when asked. */
@@ -39,7 +49,7 @@ export class SignalWaits {
     const wait = Math.min(request.wait ?? 0, MAX_SIGNAL_WAIT_MS);
     if (wait > 0) {
       // Listen before looking, so that nothing queued in between is missed.
-      const woken = this.#wait(waiting.deviceUid, wait);
+      const woken = this.#wait(waiting.deviceUid, request.token, wait);
       try {
         const signals = await this.p.store.devices.pendingSignals(waiting.deviceUid);
         if (!signals.some((s) => s.seq > request.after)) await woken.promise;
@@ -66,7 +76,7 @@ export class SignalWaits {
   }
 
   /** Resolves when the device's signals or notefiles change, `ms` pass on the hub clock, or the hub closes. */
-  #wait(deviceUid: string, ms: number): { promise: Promise<void>; cancel: () => void } {
+  #wait(deviceUid: string, token: string, ms: number): { promise: Promise<void>; cancel: () => void } {
     let cancel = () => undefined as void;
     const promise = new Promise<void>((resolve) => {
       const timer = this.p.clock.setTimer(() => done(), ms);
@@ -75,9 +85,15 @@ export class SignalWaits {
         this.p.clock.clearTimer(timer);
         stop();
         this.#waits.delete(done);
+        const ofToken = this.#byToken.get(token);
+        ofToken?.delete(done);
+        if (ofToken?.size === 0) this.#byToken.delete(token);
         resolve();
       };
       this.#waits.add(done);
+      const ofToken = this.#byToken.get(token) ?? new Set();
+      ofToken.add(done);
+      this.#byToken.set(token, ofToken);
       cancel = done;
     });
     return { promise, cancel };
