@@ -2,6 +2,7 @@ import type { SignalsReply } from "../../protocol/messages.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { hubSettings, type SyncMode } from "../config/HubConfig.js";
 import type { EngineState, HeldSession } from "./EngineState.js";
+import { applyEnvironment } from "./SessionOpening.js";
 import { closeQuietly, exchange, noTraffic, openSession } from "./HubExchange.js";
 import { addUsage, type Traffic } from "./SyncState.js";
 import { SyncFailure, type OpenSession, type SyncRequest } from "./syncTypes.js";
@@ -62,7 +63,8 @@ export class ContinuousHold {
           traffic,
         );
         if (state.disposed || state.held !== held) return;
-        state.receiveSignals(reply.signals);
+        await this.take(reply);
+        if (state.disposed || state.held !== held) return;
         for (const file of reply.files) if (!held.files.includes(file)) held.files.push(file);
         if (held.files.length > 0 && hubSettings(state.module).sync)
           this.#hooks.request({ why: "inbound", in: true });
@@ -80,6 +82,17 @@ export class ContinuousHold {
       if (!state.disposed) this.#hooks.ended();
       if (!state.disposed) await this.#count(traffic, held.secure);
     }
+  }
+
+  /**
+   * What a `signals` reply of the held session brought: its signals, and the hub's environment
+   * when it changed (a variable set on the hub reaches a continuous module at once).
+   */
+  async take(reply: SignalsReply): Promise<void> {
+    const state = this.#state;
+    state.receiveSignals(reply.signals);
+    const env = reply.env;
+    if (env) await state.module.exclusive(() => applyEnvironment(state.module, env));
   }
 
   /** The mode left continuous: the session closes with its usage. */

@@ -5,7 +5,6 @@ import type { JsonObject } from "../../core/json.js";
 import {
   signedText,
   SYNC_ERRORS,
-  type DeviceEnvironment,
   type HelloReply,
   type HelloRequest,
   type OpenReply,
@@ -37,6 +36,7 @@ import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
 import type { SyncSession } from "./SyncSessions.js";
+import { deviceEnvironment } from "./deviceEnvironment.js";
 import { devicePlace } from "./timeZone.js";
 
 /**
@@ -128,7 +128,7 @@ export class SessionOpening {
         tracker,
         reset,
         ...(gps ? { where: devicePlace(gps.latitude, gps.longitude, new Date(now), zones) } : {}),
-        env: await this.#environment(session.device),
+        env: await deviceEnvironment(this.p.store, session.device),
         files: await this.p.records.pendingFiles(device.uid, session.session.secure),
         ...(deleted.length > 0 ? { deleted } : {}),
         signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
@@ -338,31 +338,6 @@ export class SessionOpening {
       if (!(old.key in defaults)) await env.delete(scope, old.key);
     }
     await env.set(scope, { ...defaults }, now);
-  }
-
-  /** The device's environment: its own values, its fleets' (newest change wins), its project's. */
-  async #environment(device: DeviceRecord): Promise<DeviceEnvironment> {
-    const env = this.p.store.env;
-    const own = await env.get({ kind: "device", uid: device.uid });
-    const project = await env.get({ kind: "project", uid: device.projectUid });
-    const fleet = new Map<string, { value: string; modified: number }>();
-    let modified = 0;
-    for (const uid of device.fleetUids) {
-      for (const v of await env.get({ kind: "fleet", uid })) {
-        const held = fleet.get(v.key);
-        if (!held || v.modified > held.modified) fleet.set(v.key, { value: v.value, modified: v.modified });
-        modified = Math.max(modified, v.modified);
-      }
-    }
-    for (const v of [...own, ...project]) modified = Math.max(modified, v.modified);
-    const map = (vars: readonly { key: string; value: string }[]) =>
-      Object.fromEntries(vars.map((v) => [v.key, v.value]));
-    return {
-      device: map(own),
-      fleet: Object.fromEntries([...fleet].map(([key, v]) => [key, v.value])),
-      project: map(project),
-      modified: Math.floor(modified / 1000),
-    };
   }
 }
 

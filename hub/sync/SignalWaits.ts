@@ -2,6 +2,7 @@ import type { Clock } from "../../core/Clock.js";
 import { type ProtocolReply, type SignalsReply, type SignalsRequest } from "../../protocol/messages.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type { HubStore } from "../store/HubStore.js";
+import { deviceEnvironment } from "./deviceEnvironment.js";
 import { expired, type SessionRecords } from "./SessionRecords.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 
@@ -69,6 +70,9 @@ export class SignalWaits {
         v: PROTOCOL_VERSION,
         signals: signals.map((s) => ({ seq: s.seq, body: s.body, time: Math.floor(s.created / 1000) })),
         files: await this.p.records.pendingFiles(device.uid, session.secure),
+        // A variable changed on the hub reaches the session held open (the module keeps it
+        // only when it differs from what it has).
+        env: await deviceEnvironment(this.p.store, device),
       };
       await this.p.records.account(session, bytes, reply);
       return reply;
