@@ -5,6 +5,7 @@ import type { JsonObject } from "../../core/json.js";
 import {
   signedText,
   SYNC_ERRORS,
+  type DevicePlace,
   type HelloReply,
   type HelloRequest,
   type OpenReply,
@@ -21,7 +22,7 @@ import type { DeviceService } from "../devices/DeviceService.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { DeviceDetails, DeviceRecord, ProductRecord } from "../store/records.js";
+import type { DeviceDetails, DeviceRecord, LocationRecord, ProductRecord } from "../store/records.js";
 import {
   disabled,
   jsonBytes,
@@ -37,7 +38,7 @@ import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
 import type { SyncSession } from "./SyncSessions.js";
 import { deviceEnvironment } from "./deviceEnvironment.js";
-import { devicePlace } from "./timeZone.js";
+import { devicePlace, type ZoneLookup } from "./timeZone.js";
 
 /**
  * Whom the hub lets in: `tofu` (trust on first use, the local default) stores the key a device
@@ -117,7 +118,11 @@ export class SessionOpening {
         pending,
         now,
       });
-      const gps = session.device.details.gpsLocation;
+      // card.time's place: the last GPS fix, else the serving tower's place, else the
+      // triangulated one (card.time.rsp: area, zone, minutes, lat/lon, country "if the cell tower
+      // is recognized").
+      const d = session.device.details;
+      const place = d.gpsLocation ?? d.towerLocation ?? d.triangulatedLocation;
       const deleted = await this.p.records.deletedFiles(device.uid, session.session.secure);
       for (const name of deleted) session.session.toldDeleted.add(name);
       const reply: OpenReply = {
@@ -127,7 +132,7 @@ export class SessionOpening {
         time: now,
         tracker,
         reset,
-        ...(gps ? { where: devicePlace(gps.latitude, gps.longitude, new Date(now), zones) } : {}),
+        ...(place ? { where: placeOf(place, new Date(now), zones) } : {}),
         env: await deviceEnvironment(this.p.store, session.device),
         files: await this.p.records.pendingFiles(device.uid, session.session.secure),
         ...(deleted.length > 0 ? { deleted } : {}),
@@ -339,6 +344,15 @@ export class SessionOpening {
     }
     await env.set(scope, { ...defaults }, now);
   }
+}
+
+/** A place the hub knows as `open`'s `where`: position, zone, and the area and country named. */
+function placeOf(place: LocationRecord, at: Date, zones: ZoneLookup | undefined): DevicePlace {
+  return {
+    ...devicePlace(place.latitude, place.longitude, at, zones),
+    ...(place.name ? { area: place.name } : {}),
+    ...(place.country ? { country: place.country } : {}),
+  };
 }
 
 function noProduct(product: string): SyncRefusal {
