@@ -21,6 +21,12 @@ import type { Crypto } from "../core/Crypto.js";
 import { SeededCrypto } from "../core/SeededCrypto.js";
 import { unconnectedHubLink, type HubLink } from "./radio/HubLink.js";
 import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js";
+import {
+  TRANSPORT_KEY,
+  TransportRadio,
+  transportInForce,
+  type TransportSettings,
+} from "./radio/TransportRadio.js";
 import { VARIANTS, resolveVariant, type Variant } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
@@ -99,7 +105,10 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
       );
     this.variant = resolved;
     this.power = options.power ?? new SimPowerSource();
-    this.radio = options.radio ?? steadyRadio;
+    // The transport method (`card.transport`) picks the technology the conditions are seen on.
+    this.radio = new TransportRadio(options.radio ?? steadyRadio, resolved, options.clock, () =>
+      transportInForce(resolved, this.#notebox?.config<TransportSettings>(TRANSPORT_KEY)),
+    );
     this.hubLink = options.hubLink ?? unconnectedHubLink;
     this.crypto = options.crypto ?? new SeededCrypto(options.random);
     this.log = options.log ?? silentLog;

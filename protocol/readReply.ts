@@ -51,6 +51,12 @@ const MAX_SIGNALS = 10_000;
 /** Environment values and image texts are the hub's own and may be long. */
 const LONG_TEXT = 1_000_000;
 
+/** The device's environment (`open`, and `signals` of a held session): three scopes and when. */
+function readEnvironment(env: Fields): void {
+  for (const scope of ["device", "fleet", "project"]) env.stringMap(scope, { max: LONG_TEXT });
+  env.number("modified", { min: 0 });
+}
+
 type Reader = (f: Fields, request: ProtocolRequest) => void;
 
 const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
@@ -70,9 +76,7 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
       for (const key of ["lat", "lon", "minutes"]) where.number(key, { optional: true });
       for (const key of ["country", "area", "zone"]) where.string(key, { optional: true });
     }
-    const env = f.fields("env");
-    for (const scope of ["device", "fleet", "project"]) env.stringMap(scope, { max: LONG_TEXT });
-    env.number("modified", { min: 0 });
+    readEnvironment(f.fields("env"));
     f.strings("files", MAX_FILES, MAX_NOTEFILE_NAME, "a notefile name");
     if (f.has("deleted")) f.strings("deleted", MAX_FILES, MAX_NOTEFILE_NAME, "a notefile name");
     f.count("signals");
@@ -101,6 +105,8 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
       signal.number("time");
     });
     f.strings("files", MAX_FILES, MAX_NOTEFILE_NAME, "a notefile name");
+    const env = f.fields("env", { optional: true });
+    if (env) readEnvironment(env);
   },
   close() {},
   firmware(f) {

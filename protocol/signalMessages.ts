@@ -1,5 +1,6 @@
 import type { JsonObject } from "../core/json.js";
 import type { ProtocolReply, ProtocolRequest } from "./envelope.js";
+import type { DeviceEnvironment } from "./sessionMessages.js";
 
 export interface SignalRecord extends JsonObject {
   readonly seq: number;
@@ -24,4 +25,9 @@ export interface SignalsReply extends ProtocolReply {
   readonly signals: readonly SignalRecord[];
   /** Notefiles that changed for the module meanwhile. */
   readonly files: readonly string[];
+  /**
+   * The device's environment as the hub resolves it now (as in `open`): a variable changed on
+   * the hub reaches a session held open. Hubs before it was added leave it out.
+   */
+  readonly env?: DeviceEnvironment;
 }

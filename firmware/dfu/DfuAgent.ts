@@ -115,7 +115,8 @@ export class DfuAgent {
         ? "this module has no flash set aside for firmware images"
         : (r.status ?? defaultStatus(r.mode)),
       ...(r.image && r.mode !== "idle" ? { body: { ...r.image } } : {}),
-      ...(off ? { off: true } : { on: true }),
+      // dfu.status.rsp requires `on`: false beside `off:true`.
+      ...(off ? { off: true, on: false } : { on: true }),
       pending: r.mode === "downloading" || card.mode === "downloading" || card.mode === "ready",
     };
   }

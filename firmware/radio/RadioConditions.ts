@@ -103,6 +103,8 @@ export class SimRadioConditions implements RadioConditions {
   #state: RadioState;
   #restore: TimerHandle | undefined;
   #failConnects = 0;
+  /** Access technologies without coverage here (`coverage`): `cell`, `wifi`, `ntn`. */
+  readonly #uncovered = new Set<string>();
 
   constructor(clock: Clock, initial: Partial<RadioState> = {}) {
     this.#clock = clock;
@@ -148,6 +150,21 @@ export class SimRadioConditions implements RadioConditions {
   /** Applies a signal preset (`good`, `fair`, `poor`, `none`) on a RAT (the current one by default). */
   signal(preset: SignalPreset, rat: string = this.#state.rat): void {
     this.set(signalPreset(preset, rat));
+  }
+
+  /**
+   * Whether the surroundings give an access technology (`cell`, `wifi`, `ntn`) coverage: a module
+   * whose transport method tries several (`card.transport`) falls back to the next one covered.
+   */
+  coverage(technology: "cell" | "wifi" | "ntn", covered: boolean): void {
+    if (covered === !this.#uncovered.has(technology)) return;
+    if (covered) this.#uncovered.delete(technology);
+    else this.#uncovered.add(technology);
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  covers(technology: string): boolean {
+    return !this.#uncovered.has(technology);
   }
 
   /** Each exchange with the hub takes `ms` of the module's clock (0: instant). */

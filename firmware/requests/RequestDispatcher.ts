@@ -80,6 +80,7 @@ export class RequestDispatcher {
           }
           return result;
         }),
+        definition.keep,
       );
       ignored = args.unread();
     } catch (error) {

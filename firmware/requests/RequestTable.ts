@@ -19,6 +19,11 @@ export interface RequestDefinition {
   readonly handler: RequestHandler;
   /** Variants that have this request; all when absent. */
   readonly variants?: readonly VariantName[];
+  /**
+   * Reply members the request's schema requires: sent even when zero or false (for example
+   * `card.status` `usb`, `env.set` `time`), where every other empty member is left out.
+   */
+  readonly keep?: readonly string[];
 }
 
 /** One request family: request name to handler. */

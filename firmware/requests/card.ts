@@ -73,7 +73,8 @@ const IO_MODES = [
  */
 export const cardRequests: RequestTable = {
   "card.version": cardVersion,
-  "card.status": cardStatus,
+  // card.status.rsp requires `usb`: false is sent too.
+  "card.status": { handler: cardStatus, keep: ["usb"] },
   "card.time": cardTime,
   "card.restart": cardRestart,
   "card.restore": cardRestore,

@@ -8,7 +8,6 @@ import type { OutboardSettings } from "../dfu/DfuRecords.js";
 import { OUTBOARD_CLASSES, type OutboardClass } from "../dfu/HostDfuLines.js";
 import {
   argumentNotOneOf,
-  argumentRequired,
   argumentsIncompatible,
   cardDfuSecondsNeedOff,
   dfuModeRequired,
@@ -31,6 +30,13 @@ const DFU_VARIANTS = ["cell", "cell-wifi", "wifi", "ntn"] as const;
 const OUTBOARD_VARIANTS = ["cell", "cell-wifi", "wifi"] as const;
 
 const NAMES = ["user", "card"] as const;
+
+/**
+ * The most bytes one `dfu.get` reads: 8192, the vendor's documentation of the request and the
+ * schema's binary sample (`"length": 8192`); hosts read page-sized chunks (the vendor's IAP
+ * example reads one flash page a request).
+ */
+export const DFU_GET_MAX = 8192;
 
 function targetOf(ctx: RequestContext): DfuTarget {
   const name = ctx.args.string("name");
@@ -86,10 +92,10 @@ async function dfuStatus(ctx: RequestContext): Promise<JsonObject> {
 /**
  * `dfu.get`: in DFU mode, bytes of the ready host image: `length` from `offset`, as base64
  * `payload`, or with `binary:true` into the binary buffer (`cobs`, `length`, `status` = MD5) for
- * `card.binary.get`. `length:0` only checks that DFU mode is active.
+ * `card.binary.get`. `length:0` (or none) only checks that DFU mode is active; 8192 bytes at most.
  */
 async function dfuGet(ctx: RequestContext): Promise<JsonObject> {
-  const { args, module, name } = ctx;
+  const { args, module } = ctx;
   const length = args.int("length");
   const offset = args.int("offset") ?? 0;
   const binary = args.bool("binary");
@@ -97,20 +103,22 @@ async function dfuGet(ctx: RequestContext): Promise<JsonObject> {
   if (mode === "off") throw dfuModeRequired();
   if (mode === "starting") throw dfuModeStarting();
   module.dfu.touchDfuMode();
-  if (length === undefined) throw argumentRequired(name, "length");
-  if (length < 0) throw dfuNegative("length");
+  if (length !== undefined && length < 0) throw dfuNegative("length");
   if (offset < 0) throw dfuNegative("offset");
-  if (length === 0) return {};
+  // No length, or 0: "am I in DFU mode?" (note-python `isDFUModeActive` and the vendor's IAP
+  // examples send a bare `dfu.get` and test only for an error).
+  if (!length) return {};
   if (binary && !(OUTBOARD_VARIANTS as readonly string[]).includes(module.variant.name))
     throw notSupportedOnVariant(module.variant.radio);
   const record = module.dfu.record("user");
   if ((record.mode !== "ready" && record.mode !== "outboard-ready") || !record.image || !module.images)
     throw dfuNoImage(record.mode);
   if (offset >= record.image.length) throw dfuPastEnd(offset, record.image.length);
-  const max = module.binary.max;
-  if (length > max) throw dfuReadTooLong(length, max);
+  if (length > DFU_GET_MAX) throw dfuReadTooLong(length, DFU_GET_MAX);
   const data = await module.dfu.readForHost(offset, Math.min(length, record.image.length - offset));
-  if (!binary) return { payload: encodeBase64(data) };
+  // `status`, the MD5 of the bytes, also with a base64 payload: the vendor's IAP example checks
+  // each chunk's MD5 against it (and gives up on the chunk when it is missing).
+  if (!binary) return { payload: encodeBase64(data), status: md5Hex(data) };
   module.binary.fill(data);
   return { cobs: module.binary.cobsLength(), length: data.length, status: md5Hex(data) };
 }
@@ -165,7 +173,8 @@ function cardDfu(ctx: RequestContext): JsonObject {
 
 /** `dfu.get`, `dfu.status`, `card.dfu`. */
 export const dfuRequests: RequestTable = {
-  "dfu.status": { handler: dfuStatus, variants: DFU_VARIANTS },
+  // dfu.status.rsp requires `mode` and `on`: `on:false` is sent with `off:true`.
+  "dfu.status": { handler: dfuStatus, variants: DFU_VARIANTS, keep: ["on"] },
   "dfu.get": { handler: dfuGet, variants: DFU_VARIANTS },
   "card.dfu": { handler: cardDfu, variants: OUTBOARD_VARIANTS },
 };

@@ -15,9 +15,10 @@ import type { JsonObject } from "../../core/json.js";
 /** `env.*` requests: the module's environment variables (firmware/config/Environment.ts). */
 export const envRequests: RequestTable = {
   "env.default": envDefault,
-  "env.set": envSet,
+  // env.set.rsp and env.modified.rsp require `time`: 0 is sent while nothing is dated.
+  "env.set": { handler: envSet, keep: ["time"] },
   "env.get": envGet,
-  "env.modified": envModified,
+  "env.modified": { handler: envModified, keep: ["time"] },
   "env.template": envTemplate,
 };
 

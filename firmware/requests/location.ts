@@ -55,7 +55,9 @@ function cardLocation({ module }: RequestContext): JsonObject {
   const distance = fence?.max !== undefined ? gnss.fenceDistance(fix) : undefined;
   return {
     status: gnss.status(),
-    mode: gnss.mode,
+    // card.location.rsp's enum is continuous, periodic, off: a fixed location is not the GPS's
+    // mode, so fixed answers off (the fixed place itself comes as lat/lon).
+    mode: gnss.mode === "fixed" ? "off" : gnss.mode,
     lat: fix?.lat,
     lon: fix?.lon,
     time: fix?.time,

@@ -219,7 +219,8 @@ function noteChanges({ args, module }: RequestContext): JsonObject {
   }
   const total = file.total;
   const notes: JsonObject = {};
-  for (const note of batch.notes) notes[note.id] = noteInfo(note);
+  // note.changes.rsp requires each note's `time`: 0 for a note added before the clock was known.
+  for (const note of batch.notes) notes[note.id] = { ...noteInfo(note), time: note.time };
   if (remove) for (const note of batch.notes) deleteNote(notebox, file, note);
   if (tracker !== undefined) purgeTombstones(notebox, file);
   const reply: JsonObject = {};

@@ -6,7 +6,8 @@ import type { RequestContext, RequestTable } from "./RequestTable.js";
 
 /** The network registration penalty box: its state, leaving it, and its backoff settings. */
 export const penaltyRequests: RequestTable = {
-  "card.wireless.penalty": { handler: cardWirelessPenalty, variants: NOT_LORA },
+  // The schema's "No Active Penalty" sample is {"minutes":0,"count":0}: both are always sent.
+  "card.wireless.penalty": { handler: cardWirelessPenalty, variants: NOT_LORA, keep: ["minutes", "count"] },
 };
 
 /**

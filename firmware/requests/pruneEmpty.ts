@@ -8,9 +8,13 @@ export function isEmptyValue(value: unknown): boolean {
   return false;
 }
 
-/** Drops empty top-level members (nested user data such as a note body is left as it is). */
-export function pruneEmpty(reply: JsonObject): JsonObject {
+/**
+ * Drops empty top-level members (nested user data such as a note body is left as it is), except
+ * the `keep` members a schema requires, which are sent as they are (`undefined` still drops).
+ */
+export function pruneEmpty(reply: JsonObject, keep: readonly string[] = []): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(reply)) if (!isEmptyValue(value)) out[key] = value;
+  for (const [key, value] of Object.entries(reply))
+    if (!isEmptyValue(value) || (value !== undefined && keep.includes(key))) out[key] = value;
   return out;
 }

@@ -9,6 +9,13 @@ import {
 } from "../errors.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import type { RadioState } from "../radio/RadioConditions.js";
+import {
+  TRANSPORT_KEY,
+  TRANSPORT_ORDER,
+  transportInForce,
+  transportMethodsOf,
+  type TransportSettings,
+} from "../radio/TransportRadio.js";
 import type { Variant, VariantName } from "../Variant.js";
 import { variantsWith } from "../Variant.js";
 import type { RequestContext, RequestTable } from "./RequestTable.js";
@@ -18,7 +25,7 @@ export const RADIO_KEYS = {
   /** `card.wireless`: `WirelessSettings`. */
   wireless: "card.wireless",
   /** `card.transport`: `TransportSettings`. */
-  transport: "card.transport",
+  transport: TRANSPORT_KEY,
 } as const;
 
 export interface WirelessSettings {
@@ -31,29 +38,10 @@ export interface WirelessSettings {
   readonly hours?: number;
 }
 
-export interface TransportSettings {
-  readonly method?: string;
-  /** Seconds on a fallback transport before the preferred one is tried again. */
-  readonly seconds?: number;
-  readonly allow?: boolean;
-  readonly umin?: boolean;
-}
-
 const WIRELESS_MODES = ["auto", "m", "nb", "gprs"];
 const WIRELESS_METHODS = ["primary", "secondary", "dual-primary-secondary", "dual-secondary-primary"];
-const TRANSPORT_METHODS = [
-  "cell",
-  "wifi-cell",
-  "wifi",
-  "ntn",
-  "wifi-ntn",
-  "cell-ntn",
-  "wifi-cell-ntn",
-  "dual-wifi-cell",
-];
-
-/** Variants with a transport to choose: a cellular radio and WiFi, or a satellite radio. */
-const WITH_TRANSPORTS: readonly VariantName[] = ["cell-wifi", "ntn"];
+/** card.transport.req.notecard.api.json `skus`: CELL, CELL+WIFI, SKYLO, WIFI (not LoRa). */
+const WITH_TRANSPORTS: readonly VariantName[] = ["cell", "cell-wifi", "wifi", "ntn"];
 
 export const radioRequests: RequestTable = {
   "card.wireless": { handler: cardWireless, variants: variantsWith("cell") },
@@ -168,13 +156,12 @@ function cardTransport({ args, module }: RequestContext): JsonObject {
   const umin = args.bool("umin");
   const variant = module.variant;
   if (method !== undefined && method !== "-") {
-    if (!TRANSPORT_METHODS.includes(method))
-      throw transportMethodInvalid(method, ["-", ...TRANSPORT_METHODS]);
-    if (method.includes("ntn") && !variant.ntn)
+    if (!(method in TRANSPORT_ORDER))
+      throw transportMethodInvalid(method, ["-", ...Object.keys(TRANSPORT_ORDER)]);
+    if (!transportMethodsOf(variant).includes(method))
       throw argumentNotSupportedOnVariant(`method ${method}`, variant.radio);
   }
   if (seconds !== undefined && seconds < -1) throw transportSecondsInvalid(seconds);
-  if (hasAllow && !variant.ntn) throw argumentNotSupportedOnVariant("allow", variant.radio);
   const box = module.notebox;
   if (method !== undefined || seconds !== undefined || hasAllow || hasUmin) {
     const was = box.config<TransportSettings>(RADIO_KEYS.transport) ?? {};
@@ -188,17 +175,9 @@ function cardTransport({ args, module }: RequestContext): JsonObject {
   }
   const settings = box.config<TransportSettings>(RADIO_KEYS.transport) ?? {};
   return {
-    method: settings.method ?? defaultTransport(variant),
+    method: transportInForce(variant, settings).method,
     ...(settings.seconds !== undefined ? { seconds: settings.seconds } : {}),
     ...(settings.allow ? { allow: true } : {}),
     ...(settings.umin ? { umin: true } : {}),
   };
-}
-
-/** What a module uses until told otherwise: WiFi first, then cellular, then satellite. */
-export function defaultTransport(variant: Variant): string {
-  if (variant.ntn) return "wifi-cell-ntn";
-  if (variant.wifi && variant.cell) return "wifi-cell";
-  if (variant.wifi) return "wifi";
-  return "cell";
 }

@@ -1,3 +1,4 @@
+import { effectiveMode, hubSettings } from "../config/HubConfig.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import type { Fix, SensorPeers } from "./SensorPeers.js";
 import { distanceMeters } from "../world/geo.js";
@@ -66,6 +67,8 @@ export class Gnss {
   #lastTotal = 0;
   #last: Fix | undefined;
   #failures = 0;
+  /** The hub mode turned the receiver off (`#hubAllows`): the next allowed tick searches. */
+  #pausedByHub = false;
   #disposed = false;
   #unsubscribe: (() => void) | undefined;
 
@@ -214,6 +217,17 @@ export class Gnss {
     inBackground(this.#module, "location task", task, () => this.#disposed);
   }
 
+  /**
+   * The hub mode lets the receiver run: hub.set.req.notecard.api.json, `mode`: "The Notecard must
+   * be in `periodic` or `continuous` mode to use the onboard GPS module." In `minimum`, `off` and
+   * `dfu` (which is `off` for the network) it stays off and takes no fix.
+   */
+  #hubAllows(): boolean {
+    const module = this.#module;
+    const mode = effectiveMode(hubSettings(module), module.voltage.now().usb);
+    return mode === "periodic" || mode === "continuous";
+  }
+
   /** One sampling tick: did the module move since the last one? */
   #sample(initial: boolean): void {
     const module = this.#module;
@@ -223,7 +237,16 @@ export class Gnss {
     this.#lastTotal = total;
     const mode = this.mode;
     const r = this.#receiver;
-    if (moved) {
+    if (!this.#hubAllows()) {
+      // Not now: the receiver is off until a tick finds the hub mode allowing it again.
+      this.#search.clear();
+      this.#receiver = { state: "off" };
+      this.#pausedByHub = true;
+    } else if (this.#pausedByHub) {
+      // Allowed again: the first search since, as after the location mode was set.
+      this.#pausedByHub = false;
+      if (r.state === "off") this.#startSearch();
+    } else if (moved) {
       if (r.state === "tracking") this.#deliver(this.#take(r.searched), !initial);
       else if (r.state === "off") this.#startSearch(!initial);
     } else {
@@ -275,6 +298,11 @@ export class Gnss {
   #acquired(): void {
     const r = this.#receiver;
     if (r.state !== "searching") return;
+    if (!this.#hubAllows()) {
+      this.#receiver = { state: "off" };
+      this.#pausedByHub = true;
+      return;
+    }
     const now = this.#module.clock.now();
     const searched = Math.round((now - r.since) / 1000);
     const keepOn =

@@ -2,6 +2,7 @@ import type { SignalsReply } from "../../protocol/messages.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { hubSettings, type SyncMode } from "../config/HubConfig.js";
 import type { EngineState, HeldSession } from "./EngineState.js";
+import { applyEnvironment } from "./SessionOpening.js";
 import { closeQuietly, exchange, noTraffic, openSession } from "./HubExchange.js";
 import { addUsage, type Traffic } from "./SyncState.js";
 import { SyncFailure, type OpenSession, type SyncRequest } from "./syncTypes.js";
@@ -62,14 +63,18 @@ export class ContinuousHold {
           traffic,
         );
         if (state.disposed || state.held !== held) return;
-        state.receiveSignals(reply.signals);
+        await this.take(reply);
+        if (state.disposed || state.held !== held) return;
         for (const file of reply.files) if (!held.files.includes(file)) held.files.push(file);
         if (held.files.length > 0 && hubSettings(state.module).sync)
           this.#hooks.request({ why: "inbound", in: true });
       }
       if (state.held === held && !state.disposed) await this.#leave(held, traffic);
     } catch (error) {
-      if (state.held === held) state.held = undefined;
+      // A session ended on purpose (`end`: the mode left continuous, its duration is over) may
+      // see its last wait refused: that is no failure.
+      if (state.held !== held) return;
+      state.held = undefined;
       if (!state.disposed) state.fail(error);
     } finally {
       state.connected = state.held !== undefined;
@@ -79,10 +84,21 @@ export class ContinuousHold {
     }
   }
 
+  /**
+   * What a `signals` reply of the held session brought: its signals, and the hub's environment
+   * when it changed (a variable set on the hub reaches a continuous module at once).
+   */
+  async take(reply: SignalsReply): Promise<void> {
+    const state = this.#state;
+    state.receiveSignals(reply.signals);
+    const env = reply.env;
+    if (env) await state.module.exclusive(() => applyEnvironment(state.module, env));
+  }
+
   /** The mode left continuous: the session closes with its usage. */
   async #leave(held: HeldSession, traffic: Traffic): Promise<void> {
     const state = this.#state;
-    state.held = undefined;
+    this.#release();
     await exchange(
       state.module,
       {
@@ -105,12 +121,21 @@ export class ContinuousHold {
     const state = this.#state;
     const held = state.held;
     if (held) {
-      state.held = undefined;
-      state.connected = this.#hooks.running();
-      if (state.status.includes("{connected}")) state.status = "completed {sync-end}";
+      this.#release();
       await closeQuietly(state.module, held.token, why, state.confirmDeleted());
     }
     if (reopen && !state.disposed) this.#hooks.request({ why: "continuous" });
+  }
+
+  /**
+   * The session held open is let go: `hub.status`, `hub.sync.status` and `card.status` stop
+   * reporting it at once (connected only while a sync runs).
+   */
+  #release(): void {
+    const state = this.#state;
+    state.held = undefined;
+    state.connected = this.#hooks.running();
+    if (state.status.includes("{connected}")) state.status = "completed {sync-end}";
   }
 
   /**

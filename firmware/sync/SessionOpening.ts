@@ -1,6 +1,7 @@
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { publicKeyToPem } from "../../core/Crypto.js";
 import type {
+  DeviceEnvironment,
   HelloReply,
   OpenReply,
   SessionContext,
@@ -139,7 +140,7 @@ function opened(engine: EngineState, open: OpenReply, hubName: string): void {
     };
     box.setConfig(CARD_KEYS.timeZone, place);
   }
-  applyEnvironment(module, open);
+  applyEnvironment(module, open.env);
   const state = syncState(box);
   if (open.reset || state.tracker !== open.tracker || state.hub !== hubName) {
     // A new tracker session: everything is sent again both ways.
@@ -180,13 +181,17 @@ function deleteNotefiles(module: SyncHost, names: readonly string[]): readonly s
   return [...names];
 }
 
-function applyEnvironment(module: SyncHost, open: OpenReply): void {
+/**
+ * Keeps the hub's environment (from `open`, or a `signals` reply of a session held open) when it
+ * differs from what the module has; ATTN `env` tells the host. Call in the module's turn.
+ */
+export function applyEnvironment(module: SyncHost, env: DeviceEnvironment): void {
   const box = module.notebox;
   const previous = box.config<HubEnvironment>(ENV_KEYS.hub);
   const next: HubEnvironment = {
-    device: { ...open.env.device },
-    fleet: { ...open.env.fleet },
-    project: { ...open.env.project },
+    device: { ...env.device },
+    fleet: { ...env.fleet },
+    project: { ...env.project },
     time: previous?.time ?? 0,
   };
   const same =
@@ -197,7 +202,7 @@ function applyEnvironment(module: SyncHost, open: OpenReply): void {
   const empty = (h: HubEnvironment | undefined) =>
     !h || [h.device, h.fleet, h.project].every((s) => !s || Object.keys(s).length === 0);
   if (empty(previous) && empty(next)) return;
-  box.setConfig(ENV_KEYS.hub, { ...next, time: Math.max(open.env.modified, module.noteTime()) });
+  box.setConfig(ENV_KEYS.hub, { ...next, time: Math.max(env.modified, module.noteTime()) });
   module.attn.trigger("env");
 }
 

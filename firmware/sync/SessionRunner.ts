@@ -157,9 +157,22 @@ export class SessionRunner {
     state.connected = true;
     const held = session.held;
     if (held) {
-      // A session held open (continuous): no new session, just the changes.
+      // A session held open (continuous): no new session, just the changes. A sync that takes
+      // the hub's changes asks the hub what it has now (notefiles, signals, the environment)
+      // rather than wait for the held session's wait to return.
       session.token = held.token;
-      return { token: held.token, files: held.files.splice(0), signals: 0 };
+      const files = held.files.splice(0);
+      if (session.pullAll) {
+        const now = await this.#exchange<SignalsReply>(session, {
+          v: PROTOCOL_VERSION,
+          type: "signals",
+          token: held.token,
+          after: state.signalSeq,
+        });
+        await this.#hold.take(now);
+        for (const file of now.files) if (!files.includes(file)) files.push(file);
+      }
+      return { token: held.token, files, signals: 0 };
     }
     const open = await openWithHub(state, session.why, session.traffic, () => this.#hooks.mode()).catch(
       (error: unknown) => {

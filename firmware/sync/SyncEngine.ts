@@ -47,6 +47,8 @@ export class SyncEngine {
   readonly #runner: SessionRunner;
   #queue: SyncRequest[] = [];
   #running: Promise<void> | undefined;
+  /** Held sessions being closed now (`endHeld`): `idle` waits for them too. */
+  readonly #closing = new Set<Promise<void>>();
   #listeners = new Set<() => void>();
   readonly #steps: SessionStep[] = [];
   readonly #outcomes = new Set<(outcome: SessionOutcome) => void>();
@@ -107,9 +109,12 @@ export class SyncEngine {
     return this.#state.signals.shift();
   }
 
-  /** Resolves once no sync is running or asked for. */
+  /** Resolves once no sync is running or asked for, and no held session is being closed. */
   async idle(): Promise<void> {
-    while (this.#running) await this.#running;
+    while (this.#running || this.#closing.size > 0) {
+      await this.#running;
+      await Promise.all([...this.#closing]);
+    }
   }
 
   /** Adds work to every session (runs in the order added); returns a function that removes it. */
@@ -157,7 +162,10 @@ export class SyncEngine {
    * session ends) and, with `reopen`, opens a new one.
    */
   endHeld(why: string, reopen: boolean): Promise<void> {
-    return this.#hold.end(why, reopen);
+    const closing = this.#hold.end(why, reopen);
+    this.#closing.add(closing);
+    void closing.finally(() => this.#closing.delete(closing));
+    return closing;
   }
 
   /** The hub's name a held session belongs to (for tests). */

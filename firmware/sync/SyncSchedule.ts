@@ -160,6 +160,12 @@ export class SyncSchedule {
   /** Plans the next sync again and sets the one timer for it. */
   plan(): void {
     if (this.#disposed) return;
+    // Out of continuous mode (`hub.set mode:periodic|minimum|off|dfu`, a USB policy on battery)
+    // the session held open ends now, not when its wait on the hub next returns: hub.set.req's
+    // `dfu` "is effectively the same as `off` in terms of the Notecard's network and Notehub
+    // connections", and dfu.get needs the session gone.
+    if (this.mode() !== "continuous" && this.#host.sync.isOnline)
+      void this.#host.sync.endHeld("mode changed", false);
     const now = this.#host.clock.now();
     const next = this.#compute(now);
     this.#next = next;

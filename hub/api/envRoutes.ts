@@ -168,6 +168,23 @@ export function registerEnvRoutes(router: HubRouter): void {
   const { store } = router.services;
   const P = "/v1/projects/:projectUID";
 
+  /**
+   * The devices whose environment a level's change touches hear of it once it is committed: a
+   * session held open (continuous mode) gets the new values at once, as the hosted hub tells a
+   * connected module.
+   */
+  const tell = async (ctx: ProjectContext, scope: EnvScope): Promise<void> => {
+    const uids =
+      scope.kind === "device" || scope.kind === "device_default"
+        ? [scope.uid]
+        : (await allDevices(store, ctx.project.uid, scope.kind === "fleet" ? scope.uid : undefined)).map(
+            (d) => d.uid,
+          );
+    store.afterCommit(() => {
+      for (const uid of uids) router.services.notifier.notify(uid, "env");
+    });
+  };
+
   /** GET, PUT and DELETE of one level's variables. */
   const level = (
     path: string,
@@ -181,11 +198,14 @@ export function registerEnvRoutes(router: HubRouter): void {
     router.project("PUT", `${path}/environment_variables`, "developer", async (ctx) => {
       const scope = await scopeOf(ctx);
       const vars = readVariables(ctx);
-      return { environment_variables: envMap(await store.env.set(scope, vars, ctx.now)) };
+      const stored = await store.env.set(scope, vars, ctx.now);
+      await tell(ctx, scope);
+      return { environment_variables: envMap(stored) };
     });
     router.project("DELETE", `${path}/environment_variables/:key`, "developer", async (ctx) => {
       const scope = await scopeOf(ctx);
       if (!(await store.env.delete(scope, ctx.params.key!))) throw errors.envVarNotFound(ctx.params.key!);
+      await tell(ctx, scope);
       return { environment_variables: envMap(await store.env.get(scope)) };
     });
   };

@@ -5,7 +5,7 @@ import type { JsonObject } from "../../core/json.js";
 import {
   signedText,
   SYNC_ERRORS,
-  type DeviceEnvironment,
+  type DevicePlace,
   type HelloReply,
   type HelloRequest,
   type OpenReply,
@@ -22,7 +22,7 @@ import type { DeviceService } from "../devices/DeviceService.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { DeviceDetails, DeviceRecord, ProductRecord } from "../store/records.js";
+import type { DeviceDetails, DeviceRecord, LocationRecord, ProductRecord } from "../store/records.js";
 import {
   disabled,
   jsonBytes,
@@ -37,7 +37,8 @@ import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
 import type { SyncSession } from "./SyncSessions.js";
-import { devicePlace } from "./timeZone.js";
+import { deviceEnvironment } from "./deviceEnvironment.js";
+import { devicePlace, type ZoneLookup } from "./timeZone.js";
 
 /**
  * Whom the hub lets in: `tofu` (trust on first use, the local default) stores the key a device
@@ -117,7 +118,11 @@ export class SessionOpening {
         pending,
         now,
       });
-      const gps = session.device.details.gpsLocation;
+      // card.time's place: the last GPS fix, else the serving tower's place, else the
+      // triangulated one (card.time.rsp: area, zone, minutes, lat/lon, country "if the cell tower
+      // is recognized").
+      const d = session.device.details;
+      const place = d.gpsLocation ?? d.towerLocation ?? d.triangulatedLocation;
       const deleted = await this.p.records.deletedFiles(device.uid, session.session.secure);
       for (const name of deleted) session.session.toldDeleted.add(name);
       const reply: OpenReply = {
@@ -127,8 +132,8 @@ export class SessionOpening {
         time: now,
         tracker,
         reset,
-        ...(gps ? { where: devicePlace(gps.latitude, gps.longitude, new Date(now), zones) } : {}),
-        env: await this.#environment(session.device),
+        ...(place ? { where: placeOf(place, new Date(now), zones) } : {}),
+        env: await deviceEnvironment(this.p.store, session.device),
         files: await this.p.records.pendingFiles(device.uid, session.session.secure),
         ...(deleted.length > 0 ? { deleted } : {}),
         signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
@@ -339,31 +344,15 @@ export class SessionOpening {
     }
     await env.set(scope, { ...defaults }, now);
   }
+}
 
-  /** The device's environment: its own values, its fleets' (newest change wins), its project's. */
-  async #environment(device: DeviceRecord): Promise<DeviceEnvironment> {
-    const env = this.p.store.env;
-    const own = await env.get({ kind: "device", uid: device.uid });
-    const project = await env.get({ kind: "project", uid: device.projectUid });
-    const fleet = new Map<string, { value: string; modified: number }>();
-    let modified = 0;
-    for (const uid of device.fleetUids) {
-      for (const v of await env.get({ kind: "fleet", uid })) {
-        const held = fleet.get(v.key);
-        if (!held || v.modified > held.modified) fleet.set(v.key, { value: v.value, modified: v.modified });
-        modified = Math.max(modified, v.modified);
-      }
-    }
-    for (const v of [...own, ...project]) modified = Math.max(modified, v.modified);
-    const map = (vars: readonly { key: string; value: string }[]) =>
-      Object.fromEntries(vars.map((v) => [v.key, v.value]));
-    return {
-      device: map(own),
-      fleet: Object.fromEntries([...fleet].map(([key, v]) => [key, v.value])),
-      project: map(project),
-      modified: Math.floor(modified / 1000),
-    };
-  }
+/** A place the hub knows as `open`'s `where`: position, zone, and the area and country named. */
+function placeOf(place: LocationRecord, at: Date, zones: ZoneLookup | undefined): DevicePlace {
+  return {
+    ...devicePlace(place.latitude, place.longitude, at, zones),
+    ...(place.name ? { area: place.name } : {}),
+    ...(place.country ? { country: place.country } : {}),
+  };
 }
 
 function noProduct(product: string): SyncRefusal {

@@ -1,5 +1,8 @@
-/** What woke a device's waiting session: a signal was queued, or its hub-side notefiles changed. */
-export type DeviceChange = "signal" | "notes";
+/**
+ * What woke a device's waiting session: a signal was queued, its hub-side notefiles changed, or
+ * its environment variables changed (device, fleet or project scope).
+ */
+export type DeviceChange = "signal" | "notes" | "env";
 
 /**
  * Tells the device sync, in memory, that something waits for a device: a `signals` request with

@@ -161,8 +161,12 @@ export class SyncService {
         return await this.#online.firmware(request, bytes);
       case "web":
         return await this.#online.web(request, bytes);
-      default:
-        return await this.#store.transaction(() => this.#transfers.handle(request, transport, bytes));
+      default: {
+        const reply = await this.#store.transaction(() => this.#transfers.handle(request, transport, bytes));
+        // A closed session's wait for signals ends with it.
+        if (request.type === "close") this.#signals.release(request.token);
+        return reply;
+      }
     }
   }
 

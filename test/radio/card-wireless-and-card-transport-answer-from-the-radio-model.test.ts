@@ -118,16 +118,14 @@ describe("card.transport answers from its settings and the variant", () => {
     });
   });
 
-  it("refuses satellite methods and allow without a satellite radio, and unknown methods everywhere", async () => {
-    const t = await bootTestModule({ variant: "cell-wifi" });
-    expect((await t.req({ req: "card.transport", method: "wifi-ntn" })).err).toBe(
-      "method wifi-ntn is not supported for cell+wifi {not-supported}",
-    );
-    expect((await t.req({ req: "card.transport", allow: true })).err).toBe(
-      "allow is not supported for cell+wifi {not-supported}",
+  it("refuses methods the variant's SKU does not list, and unknown methods everywhere", async () => {
+    // card.transport.req.notecard.api.json: each method's `skus`.
+    const t = await bootTestModule({ variant: "cell" });
+    expect((await t.req({ req: "card.transport", method: "wifi-cell" })).err).toBe(
+      "method wifi-cell is not supported for cell {not-supported}",
     );
     expect((await t.req({ req: "card.transport", method: "carrier-pigeon" })).err).toMatch(
-      /^card\.transport: method "carrier-pigeon" is not one of -, cell, wifi-cell/,
+      /^card\.transport: method "carrier-pigeon" is not one of -, cell, cell-ntn, dual-wifi-cell/,
     );
     const ntn = await bootTestModule({ variant: "ntn" });
     expect(await ntn.req({ req: "card.transport", method: "cell-ntn", allow: true })).toEqual({
@@ -136,16 +134,10 @@ describe("card.transport answers from its settings and the variant", () => {
     });
   });
 
-  it("is not there on cellular-only, WiFi-only and LoRa modules", async () => {
-    for (const [variant, radio] of [
-      ["cell", "cell"],
-      ["wifi", "wifi"],
-      ["lora", "lora"],
-    ] as const) {
-      const t = await bootTestModule({ variant });
-      expect((await t.req({ req: "card.transport" })).err).toBe(
-        `request not supported for ${radio} {not-supported}`,
-      );
-    }
+  it("is not there on LoRa modules", async () => {
+    const t = await bootTestModule({ variant: "lora" });
+    expect((await t.req({ req: "card.transport" })).err).toBe(
+      "request not supported for lora {not-supported}",
+    );
   });
 });

@@ -42,8 +42,8 @@ describe("penalty boxes", () => {
 
   it("card.wireless.penalty set changes the backoff, reset opens the box", async () => {
     w = await modesWorld();
-    // No failures: count and minutes are 0, which replies leave out.
-    expect(await w.req({ req: "card.wireless.penalty" })).toEqual({});
+    // No failures: the schema's "No Active Penalty" sample, {"minutes":0,"count":0}.
+    expect(await w.req({ req: "card.wireless.penalty" })).toEqual({ minutes: 0, count: 0 });
     await w.req({ req: "card.wireless.penalty", set: true, min: 5, add: 10, rate: 2, max: 60 });
     w.sim.radio.outage("registration");
     await w.req({ req: "hub.set", mode: "continuous" });
@@ -54,7 +54,7 @@ describe("penalty boxes", () => {
     await w.run(MINUTE);
     expect(w.sessions.length).toBe(5); // the radio is back, but the box holds until it opens
     const reset = await w.req({ req: "card.wireless.penalty", reset: true });
-    expect(reset).toEqual({});
+    expect(reset).toEqual({ minutes: 0, count: 0 });
     await w.run(MINUTE);
     expect(w.sessions.at(-1)).toMatchObject({ ok: true });
     await expect(w.req({ req: "card.wireless.penalty", set: true, rate: 0.5 })).rejects.toThrow(/rate/);

@@ -113,6 +113,8 @@ describe("the module sync mode state table", () => {
   it("minimum --hub.sync--> syncs once and stays minimum", async () => {
     w = await modesWorld();
     await w.req({ req: "hub.set", mode: "minimum", outbound: 5, inbound: 5 });
+    // note.add sync:true does not sync in minimum mode: hub.set.req.notecard.api.json, mode
+    // `minimum`: "The Notecard will not sync until it receives an explicit `hub.sync` request."
     await w.req({ req: "note.add", body: { n: 1 }, sync: true });
     await w.run(60 * MINUTE);
     expect(w.sessions).toHaveLength(0);

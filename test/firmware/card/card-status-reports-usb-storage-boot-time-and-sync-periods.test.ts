@@ -2,9 +2,10 @@ import { describe, expect, it } from "vitest";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 describe("card.status", () => {
-  it("on battery, with the time unknown and nothing configured, is just {normal}", async () => {
+  it("on battery, with the time unknown and nothing configured, is {normal} and usb:false", async () => {
     const t = await bootTestModule();
-    expect(await t.req({ req: "card.status" })).toEqual({ status: "{normal}" });
+    // card.status.rsp.notecard.api.json: `required: ["status", "usb"]`, so usb is sent when false.
+    expect(await t.req({ req: "card.status" })).toEqual({ status: "{normal}", usb: false });
   });
 
   it("reports USB power from the power port as it changes", async () => {
@@ -12,7 +13,7 @@ describe("card.status", () => {
     t.power.onUsb = true;
     expect((await t.req({ req: "card.status" })).usb).toBe(true);
     t.power.onUsb = false;
-    expect((await t.req({ req: "card.status" })).usb).toBeUndefined();
+    expect((await t.req({ req: "card.status" })).usb).toBe(false);
   });
 
   it("reports storage used as a whole percentage of the flash", async () => {

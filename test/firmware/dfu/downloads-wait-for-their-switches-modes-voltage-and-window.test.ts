@@ -29,6 +29,7 @@ describe("downloads run only when the module may take them", () => {
       mode: "idle",
       status: "no firmware update",
       off: true,
+      on: false,
     });
     await t.sync();
     expect(await t.dfu({ req: "dfu.status" })).toMatchObject({

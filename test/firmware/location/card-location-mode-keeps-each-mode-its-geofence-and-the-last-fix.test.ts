@@ -91,7 +91,7 @@ describe("card.location.mode and card.location", () => {
     const again = await t.reboot();
     const here = await again.req({ req: "card.location" });
     expect(here).toMatchObject({
-      mode: "fixed",
+      mode: "off",
       lat: 51.5007,
       lon: -0.1246,
       status: "GPS inactive {gps-inactive}",
@@ -204,7 +204,7 @@ describe("card.location.mode and card.location", () => {
         lat: 1,
         lon: 2,
       });
-      expect(await t.req({ req: "card.location" })).toMatchObject({ mode: "fixed", lat: 1, lon: 2 });
+      expect(await t.req({ req: "card.location" })).toMatchObject({ mode: "off", lat: 1, lon: 2 });
     }
     const { t } = await bootInWorld({ variant: "ntn" });
     expect(await t.req({ req: "card.location.mode", mode: "continuous" })).toEqual({ mode: "continuous" });

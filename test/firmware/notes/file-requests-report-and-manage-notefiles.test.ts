@@ -146,7 +146,7 @@ describe("file.clear", () => {
     expect(await t.req({ req: "note.add", file: "sensors.qo", body: { a: 3 } })).toEqual({ total: 1 });
     const after = await t.reboot();
     expect((await after.req({ req: "note.changes", file: "sensors.qo" })).notes).toEqual({
-      "3": { body: { a: 3 } },
+      "3": { body: { a: 3 }, time: 0 },
     });
   });
 

@@ -162,7 +162,7 @@ describe("note.add follows the rules of each notefile type", () => {
     const after = await t.reboot();
     expect(await after.req({ req: "note.changes", file: "l.qo" })).toEqual({
       total: 1,
-      notes: { "1": { body: { n: 1 } } },
+      notes: { "1": { body: { n: 1 }, time: 0 } },
     });
     expect((await after.req({ req: "note.add", file: "l.db", note: "n", body, live: true })).err).toMatch(
       /\{incompatible\}$/,
@@ -177,7 +177,7 @@ describe("note.add follows the rules of each notefile type", () => {
     const after = await t.reboot();
     await after.req({ req: "note.add", file: "l.qo", body: { n: 3 } });
     expect((await after.req({ req: "note.changes", file: "l.qo", tracker: "host" })).notes).toEqual({
-      "3": { body: { n: 3 } },
+      "3": { body: { n: 3 }, time: 0 },
     });
   });
 

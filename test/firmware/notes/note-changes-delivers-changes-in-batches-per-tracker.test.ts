@@ -30,7 +30,11 @@ describe("note.changes delivers changes in batches per tracker", () => {
     const reply = await t.req({ req: "note.changes", file: "s.qo" });
     expect(reply).toEqual({
       total: 3,
-      notes: { "1": { body: { i: 0 } }, "2": { body: { i: 1 } }, "3": { body: { i: 2 } } },
+      notes: {
+        "1": { body: { i: 0 }, time: 0 },
+        "2": { body: { i: 1 }, time: 0 },
+        "3": { body: { i: 2 }, time: 0 },
+      },
     });
     expect(await t.req({ req: "note.changes", file: "s.qo" })).toEqual(reply);
   });
@@ -82,7 +86,7 @@ describe("note.changes delivers changes in batches per tracker", () => {
     expect(t.module.notebox.file("s.qo")!.total).toBe(1);
     await t.req({ req: "note.add", file: "d.db", note: "x", body: { i: 9 } });
     const reply = await t.req({ req: "note.changes", file: "d.db", tracker: "a", delete: true });
-    expect(reply).toEqual({ changes: 1, total: 1, notes: { x: { body: { i: 9 } } } });
+    expect(reply).toEqual({ changes: 1, total: 1, notes: { x: { body: { i: 9 }, time: 0 } } });
     expect(await t.req({ req: "note.get", file: "d.db", note: "x", deleted: true })).toEqual({
       body: { i: 9 },
       deleted: true,
@@ -97,12 +101,12 @@ describe("note.changes delivers changes in batches per tracker", () => {
     expect(await t.req({ req: "note.changes", file: "d.db", tracker: "a" })).toEqual({
       changes: 1,
       total: 1,
-      notes: { y: { body: { i: 2 } } },
+      notes: { y: { body: { i: 2 }, time: 0 } },
     });
     expect(await t.req({ req: "note.changes", file: "d.db", tracker: "b", deleted: true })).toEqual({
       changes: 2,
       total: 1,
-      notes: { y: { body: { i: 2 } }, x: { body: { i: 1 }, deleted: true } },
+      notes: { y: { body: { i: 2 }, time: 0 }, x: { body: { i: 1 }, deleted: true, time: 0 } },
     });
   });
 

@@ -33,7 +33,9 @@ describe("note.template fits notes to type hints", () => {
     await t.req({ req: "note.template", file: "readings.qo", body: readings });
     const body = { new_vals: true, temperature: 22.22, humidity: 43, pump_state: "off" };
     expect(await t.req({ req: "note.add", file: "readings.qo", body })).toEqual({ total: 1, template: true });
-    expect((await t.req({ req: "note.changes", file: "readings.qo" })).notes).toEqual({ "1": { body } });
+    expect((await t.req({ req: "note.changes", file: "readings.qo" })).notes).toEqual({
+      "1": { body, time: 0 },
+    });
   });
 
   it("truncates fixed-length strings and keeps variable-length ones", async () => {
@@ -209,7 +211,9 @@ describe("note.template fits notes to type hints", () => {
       total: 1,
       template: true,
     });
-    expect((await t.req({ req: "note.changes", file: "p.qo" })).notes).toEqual({ "1": { payload: "AQID" } });
+    expect((await t.req({ req: "note.changes", file: "p.qo" })).notes).toEqual({
+      "1": { payload: "AQID", time: 0 },
+    });
   });
 
   it("verify returns the current template; without one it returns nothing", async () => {
@@ -315,7 +319,9 @@ describe("note.template fits notes to type hints", () => {
       await t.req({ req: "note.template", file: "k.qo", body: { v: 12, _time: 14 }, format: "compact" });
       await t.req({ req: "note.add", file: "k.qo", body: { v: 1 } });
       await t.req({ req: "note.add", file: "k.qo", body: { v: 2, _time: 1_700_000_000 } });
-      expect((await t.req({ req: "note.changes", file: "c.qo" })).notes).toEqual({ "1": { body: { v: 1 } } });
+      expect((await t.req({ req: "note.changes", file: "c.qo" })).notes).toEqual({
+        "1": { body: { v: 1 }, time: 0 },
+      });
       expect((await t.req({ req: "note.changes", file: "k.qo" })).notes).toEqual({
         "1": { body: { v: 1 }, time: t.module.time() },
         "2": { body: { v: 2 }, time: 1_700_000_000 },
@@ -336,7 +342,7 @@ describe("note.template fits notes to type hints", () => {
         body: { temperature: 1.5, _lat: 42.5, _lon: -71.25, _ltime: 5 },
       });
       expect((await t.req({ req: "note.changes", file: "c.qo" })).notes).toEqual({
-        "1": { body: { temperature: 1.5, _lat: 42.5, _lon: -71.25, _ltime: 5 } },
+        "1": { body: { temperature: 1.5, _lat: 42.5, _lon: -71.25, _ltime: 5 }, time: 0 },
       });
       for (const [key, hint] of [
         ["_lat", 14],

@@ -81,9 +81,9 @@ describe("templated notes are stored in their binary form", () => {
     await t.req({ req: "note.template", file: "r.qo" });
     await t.req({ req: "note.add", file: "r.qo", body: { free: [1, "form"] } });
     const expected = {
-      "1": { body: { a: 5 } },
-      "2": { body: { b: 1, c: "xy" } },
-      "3": { body: { free: [1, "form"] } },
+      "1": { body: { a: 5 }, time: 0 },
+      "2": { body: { b: 1, c: "xy" }, time: 0 },
+      "3": { body: { free: [1, "form"] }, time: 0 },
     };
     expect((await t.req({ req: "note.changes", file: "r.qo" })).notes).toEqual(expected);
     const after = await t.reboot();

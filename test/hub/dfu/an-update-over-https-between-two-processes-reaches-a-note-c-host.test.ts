@@ -176,7 +176,7 @@ describe("an update over HTTPS between two processes", () => {
       await sync();
       const iap = new NoteCIap(running.host, new SystemClock(), {
         binary,
-        chunk: binary ? 65_536 : 8192,
+        chunk: 8192,
         pollMs: 500,
       });
       const result = await iap.run();

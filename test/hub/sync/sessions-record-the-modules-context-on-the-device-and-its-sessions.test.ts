@@ -50,8 +50,8 @@ describe.each(syncCases())("sessions, device records and environment (%s, %s)", 
     expect(open).toMatchObject({ v: 1, time: began, reset: true, signals: 0, files: [] });
     // In process the fixture names no zones; over HTTP the hub's own lookup does (see the zone tests).
     expect([
-      { lat: 52.52, lon: 13.405, zone: "UTC,Unknown", minutes: 0 },
-      { lat: 52.52, lon: 13.405, zone: "CET,Europe/Berlin", minutes: 60 },
+      { lat: 52.52, lon: 13.405, zone: "UTC,Unknown", minutes: 0, area: "Berlin", country: "DE" },
+      { lat: 52.52, lon: 13.405, zone: "CET,Europe/Berlin", minutes: 60, area: "Berlin", country: "DE" },
     ]).toContainEqual(open.where);
 
     const device = (await hub.api("GET", devicePath(module.device))).json;
@@ -222,19 +222,22 @@ describe("the open reply's place", () => {
       const open = await module.open({ context: { where: { lat: 52.52, lon: 13.405, time: 1 } } });
       // In process the fixture names no zones; over HTTP the hub's own lookup does (see the zone tests).
       expect([
-        { lat: 52.52, lon: 13.405, zone: "UTC,Unknown", minutes: 0 },
-        { lat: 52.52, lon: 13.405, zone: "CET,Europe/Berlin", minutes: 60 },
+        { lat: 52.52, lon: 13.405, zone: "UTC,Unknown", minutes: 0, area: "Berlin", country: "DE" },
+        { lat: 52.52, lon: 13.405, zone: "CET,Europe/Berlin", minutes: 60, area: "Berlin", country: "DE" },
       ]).toContainEqual(open.where);
       const device = (await hub.api("GET", `/v1/projects/${hub.projectUid}/devices/${module.device}`)).json;
       expect(device.gps_location.timezone).toBe("Europe/Berlin");
       // A later session without a fix is placed where the last one was.
       expect((await module.open()).where).toMatchObject({ zone: "CET,Europe/Berlin" });
       const south = await hub.module();
-      expect((await south.open({ context: { where: { lat: -33.9, lon: 18.4, time: 1 } } })).where).toEqual({
+      expect(
+        (await south.open({ context: { where: { lat: -33.9, lon: 18.4, time: 1 } } })).where,
+      ).toMatchObject({
         lat: -33.9,
         lon: 18.4,
         zone: "UTC,Unknown",
         minutes: 0,
+        country: "ZA",
       });
       // No fix ever: no place.
       expect((await (await hub.module()).open()).where).toBeUndefined();

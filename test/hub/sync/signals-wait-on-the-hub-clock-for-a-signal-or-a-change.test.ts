@@ -2,6 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { AnyReply, ScriptedModule } from "./support/ScriptedModule.js";
 import { syncCases, SyncFixture } from "./support/syncFixture.js";
 
+/** The environment of a device without variables, as every `signals` reply carries it. */
+const NO_ENV = { device: {}, fleet: {}, project: {}, modified: 0 };
+
 describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
   let hub: SyncFixture;
   beforeAll(async () => {
@@ -72,7 +75,7 @@ describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
     const early = await within(module, waiting, 1_000);
     expect(early.settled).toBe(false);
     await hub.api("POST", `${devicePath(module)}/notes/data.qi`, { body: { go: 1 } });
-    expect(await waiting).toEqual({ v: 1, signals: [], files: ["data.qi"] });
+    expect(await waiting).toEqual({ v: 1, signals: [], files: ["data.qi"], env: NO_ENV });
   });
 
   it("answers after the wait asked for, and never waits longer than 60 s", async () => {
@@ -82,14 +85,37 @@ describe.each(syncCases())("signals (%s, %s)", (via, backend) => {
     expect((await within(module, short, 19_999)).settled).toBe(false);
     expect(await within(module, short, 1)).toEqual({
       settled: true,
-      value: { v: 1, signals: [], files: [] },
+      value: { v: 1, signals: [], files: [], env: NO_ENV },
     });
     const long = module.signals(0, 3_600_000);
     const beforeMinute = await within(module, long, 59_999);
     expect(beforeMinute.settled).toBe(false);
     const atMinute = await within(module, long, 1);
     expect(atMinute.settled).toBe(true);
-    expect(atMinute.value).toEqual({ v: 1, signals: [], files: [] });
+    expect(atMinute.value).toEqual({ v: 1, signals: [], files: [], env: NO_ENV });
+  });
+
+  it("answers a wait when a variable of the device changes, with the environment", async () => {
+    const module = await hub.module();
+    await module.open({ context: { continuous: true } });
+    const waiting = module.signals(0, 45_000);
+    expect((await within(module, waiting, 1_000)).settled).toBe(false);
+    await hub.api("PUT", `${devicePath(module)}/environment_variables`, {
+      environment_variables: { a: "1" },
+    });
+    const reply = (await waiting) as AnyReply;
+    expect(reply.env).toMatchObject({ device: { a: "1" }, fleet: {}, project: {} });
+  });
+
+  it("answers a wait when its session is closed", async () => {
+    const module = await hub.module();
+    await module.open({ context: { continuous: true } });
+    const waiting = module.signals(0, 45_000);
+    expect((await within(module, waiting, 1_000)).settled).toBe(false);
+    await module.close("mode changed");
+    // Closed: the wait ends without the clock moving (it would hang here otherwise).
+    await waiting;
+    expect(hub.services.notifier.listening).toBe(0);
   });
 
   it("answers at once when signals wait already", async () => {

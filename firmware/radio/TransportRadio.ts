@@ -1,0 +1,139 @@
+import type { Clock } from "../../core/Clock.js";
+import type { Variant } from "../Variant.js";
+import { RAT_BEARERS, type RadioConditions, type RadioState } from "./RadioConditions.js";
+
+/** The access technologies a `card.transport` method puts in order. */
+export type Technology = "wifi" | "cell" | "ntn";
+
+/** Seconds on a fallback technology before the first of the method is tried again (schema default). */
+export const DEFAULT_FALLBACK_SECONDS = 3600;
+
+/** Every method of the schema's enum (`-` resets), and the technologies each tries, in order. */
+export const TRANSPORT_ORDER: Readonly<Record<string, readonly Technology[]>> = {
+  cell: ["cell"],
+  "cell-ntn": ["cell", "ntn"],
+  "dual-wifi-cell": ["wifi", "cell"],
+  ntn: ["ntn"],
+  wifi: ["wifi"],
+  "wifi-cell": ["wifi", "cell"],
+  "wifi-cell-ntn": ["wifi", "cell", "ntn"],
+  "wifi-ntn": ["wifi", "ntn"],
+};
+
+/**
+ * The methods each SKU family takes (card.transport.req.notecard.api.json, `method`
+ * sub-descriptions' `skus`): CELL `cell`, `cell-ntn`, `ntn`; WIFI `wifi`, `wifi-ntn`, `ntn`;
+ * CELL+WIFI and the satellite module every method.
+ */
+export function transportMethodsOf(variant: Variant): readonly string[] {
+  if (variant.lora) return [];
+  if (variant.ntn || (variant.cell && variant.wifi)) return Object.keys(TRANSPORT_ORDER);
+  if (variant.wifi) return ["ntn", "wifi", "wifi-ntn"];
+  return ["cell", "cell-ntn", "ntn"];
+}
+
+/** What a module uses until told otherwise: WiFi first, then cellular, then satellite. */
+export function defaultTransport(variant: Variant): string {
+  if (variant.ntn) return "wifi-cell-ntn";
+  if (variant.wifi && variant.cell) return "wifi-cell";
+  if (variant.wifi) return "wifi";
+  return "cell";
+}
+
+/** The radio conditions with per-technology coverage (`SimRadioConditions`). */
+export interface CoverageConditions extends RadioConditions {
+  /** Whether the surroundings give `technology` coverage now (absent: always). */
+  covers?(technology: Technology): boolean;
+}
+
+/** Notebox config key of the `card.transport` settings. */
+export const TRANSPORT_KEY = "card.transport";
+
+export interface TransportSettings {
+  readonly method?: string;
+  /** Seconds on a fallback transport before the preferred one is tried again. */
+  readonly seconds?: number;
+  readonly allow?: boolean;
+  readonly umin?: boolean;
+}
+
+/** The method and fallback seconds in force for a variant, from its settings record. */
+export function transportInForce(
+  variant: Variant,
+  settings: TransportSettings | undefined,
+): { method: string; seconds: number } {
+  return {
+    method: settings?.method ?? defaultTransport(variant),
+    seconds: settings?.seconds ?? DEFAULT_FALLBACK_SECONDS,
+  };
+}
+
+const CELLULAR_RATS = ["lte", "catm", "nbiot", "gsm"];
+
+/**
+ * The module's radio as its transport method makes it (`card.transport`): the first technology
+ * of the method that the module has and the surroundings cover carries the sessions, and its
+ * access technology (`rat`, `bearer`) is what sessions, `card.wireless` and the hub see. Once on
+ * a fallback, the module stays there for the method's `seconds` (default 3600) before it tries
+ * the first technology again, as the schema's `seconds` describes. No technology: not registered.
+ * The NTN technology needs the satellite radio (a Starnote on other modules is not modelled).
+ */
+export class TransportRadio implements RadioConditions {
+  #fallbackUntil = 0;
+  #fallback: Technology | undefined;
+
+  constructor(
+    private readonly inner: CoverageConditions,
+    private readonly variant: Variant,
+    private readonly clock: Clock,
+    private readonly setting: () => { method: string; seconds: number },
+  ) {}
+
+  /** The technology carrying sessions now (undefined: none covered). */
+  technology(): Technology | undefined {
+    const { method, seconds } = this.setting();
+    const order = (TRANSPORT_ORDER[method] ?? TRANSPORT_ORDER[defaultTransport(this.variant)]!).filter((t) =>
+      this.#has(t),
+    );
+    const covered = order.filter((t) => this.inner.covers?.(t) ?? true);
+    const now = this.clock.now();
+    if (this.#fallback && now < this.#fallbackUntil && covered.includes(this.#fallback))
+      return this.#fallback;
+    const chosen = covered[0];
+    if (chosen !== undefined && chosen !== order[0]) {
+      if (this.#fallback !== chosen) this.#fallbackUntil = now + Math.max(0, seconds) * 1000;
+      this.#fallback = chosen;
+    } else this.#fallback = undefined;
+    return chosen;
+  }
+
+  state(): RadioState {
+    const base = this.inner.state();
+    // LoRa has no transport to choose: its one radio is the conditions as they are.
+    if (this.variant.lora) return base;
+    const technology = this.technology();
+    if (technology === undefined) return { ...base, registered: false };
+    if (technology === "cell") {
+      if (CELLULAR_RATS.includes(base.rat)) return base;
+      return { ...base, rat: "lte", bearer: RAT_BEARERS["lte"]! };
+    }
+    const rat = technology === "wifi" ? "wifi" : "ntn";
+    if (base.rat === rat) return base;
+    // WiFi and NTN radios report RSSI only: no LTE reference-signal measurements.
+    return { ...base, rat, bearer: RAT_BEARERS[rat]!, rsrp: 0, rsrq: 0, sinr: 0 };
+  }
+
+  onChange(listener: () => void): () => void {
+    return this.inner.onChange(listener);
+  }
+
+  connectFails(): boolean {
+    return this.inner.connectFails?.() ?? false;
+  }
+
+  #has(technology: Technology): boolean {
+    if (technology === "cell") return this.variant.cell;
+    if (technology === "wifi") return this.variant.wifi;
+    return this.variant.ntn;
+  }
+}
