@@ -5,7 +5,7 @@
 // database of the same schema by multi-row INSERTs of the sync's batch size, one transaction per
 // batch. A warm-up sync runs first. Target: sync / ceiling >= 0.5 (median of the runs' ratios).
 // The server: CARDSIM_TEST_POSTGRES (a URL whose user may create databases), else a throwaway
-// cluster started with the server binaries (test/support/postgres.ts) and stopped at the end.
+// cluster started with the server binaries (tools/throwawayPostgres.ts) and stopped at the end.
 // Run: npx tsx bench/postgres.ts [--notes N] [--runs N]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -20,7 +20,7 @@ import { BATCH_LIMITS } from "../protocol/messages.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { startHub, type RunningHub } from "../runtime/startHub.js";
-import { createTestDatabase, POSTGRES_SKIP_MESSAGE, testPostgresUrl } from "../test/support/postgres.js";
+import { createTestDatabase, POSTGRES_SKIP_MESSAGE, testPostgresUrl } from "../tools/throwawayPostgres.js";
 import { fmt, printTable } from "./stats.js";
 
 const option = (name: string, fallback: number): number => {

@@ -18,15 +18,11 @@ import { allRequests } from "./requests/index.js";
 import { Notebox } from "./storage/Notebox.js";
 import { LargeObjectStore } from "./storage/LargeObjectStore.js";
 import type { Crypto } from "../core/Crypto.js";
+import { ExchangeTrace, type ExchangeListener } from "./ExchangeTrace.js";
 import { SeededCrypto } from "../core/SeededCrypto.js";
 import { unconnectedHubLink, type HubLink } from "./radio/HubLink.js";
 import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js";
-import {
-  TRANSPORT_KEY,
-  TransportRadio,
-  transportInForce,
-  type TransportSettings,
-} from "./radio/TransportRadio.js";
+import { TRANSPORT_KEY, transportRadio, type TransportSettings } from "./radio/TransportRadio.js";
 import { VARIANTS, resolveVariant, type Variant } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
@@ -75,7 +71,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   #notebox!: Notebox;
   #voltage: VoltageMonitor | undefined;
   readonly #energy: ModuleEnergy;
-  readonly #exchanges = new Set<(request: string, reply: string | undefined) => void>();
+  readonly #exchanges = new ExchangeTrace();
   #bootedAt = 0;
   #timeBase: { clockMs: number; seconds: number } | undefined;
   /** One writer at a time: requests, background work, the sync engine, a harness's world. */
@@ -106,8 +102,8 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.variant = resolved;
     this.power = options.power ?? new SimPowerSource();
     // The transport method (`card.transport`) picks the technology the conditions are seen on.
-    this.radio = new TransportRadio(options.radio ?? steadyRadio, resolved, options.clock, () =>
-      transportInForce(resolved, this.#notebox?.config<TransportSettings>(TRANSPORT_KEY)),
+    this.radio = transportRadio(options.radio ?? steadyRadio, resolved, options.clock, () =>
+      this.#notebox?.config<TransportSettings>(TRANSPORT_KEY),
     );
     this.hubLink = options.hubLink ?? unconnectedHubLink;
     this.crypto = options.crypto ?? new SeededCrypto(options.random);
@@ -337,15 +333,8 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
    * Calls `listener` with each line a host link sent (its first 2 KiB, as text) and the reply
    * sent back (undefined for none): the module page's request trace. Returns the unsubscribe.
    */
-  onExchange(listener: (request: string, reply: string | undefined) => void): () => void {
-    this.#exchanges.add(listener);
-    return () => void this.#exchanges.delete(listener);
-  }
-
-  #tellExchange(line: Uint8Array, out: LineReply | undefined): void {
-    if (this.#exchanges.size === 0) return;
-    const request = new TextDecoder().decode(line.subarray(0, 2048));
-    for (const listener of [...this.#exchanges]) listener(request, out?.text.trimEnd());
+  onExchange(listener: ExchangeListener): () => void {
+    return this.#exchanges.listen(listener);
   }
 
   /**
@@ -356,7 +345,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
       if (this.#options.trace) traceLine(this.log, line, out);
-      this.#tellExchange(line, out);
+      this.#exchanges.tell(line, out?.text);
       return out?.text;
     });
   }
@@ -369,7 +358,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
       if (this.#options.trace) traceLine(this.log, line, out);
-      this.#tellExchange(line, out);
+      this.#exchanges.tell(line, out?.text);
       return out;
     });
   }

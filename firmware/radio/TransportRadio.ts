@@ -137,3 +137,13 @@ export class TransportRadio implements RadioConditions {
     return this.variant.ntn;
   }
 }
+
+/** The radio a module sees through its `card.transport` setting, read from its config when asked. */
+export function transportRadio(
+  inner: CoverageConditions,
+  variant: Variant,
+  clock: Clock,
+  config: () => TransportSettings | undefined,
+): TransportRadio {
+  return new TransportRadio(inner, variant, clock, () => transportInForce(variant, config()));
+}
