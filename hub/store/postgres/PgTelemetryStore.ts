@@ -15,7 +15,7 @@ import type {
   UsageQuery,
 } from "../records.js";
 import { cursorQuery, EVENT, LATEST_EVENTS, listQuery } from "../sqlite/eventSql.js";
-import { DAY_MS } from "../sqlite/usageSql.js";
+import { DAY_MS, eventUsageQuery, healthUsageQuery, sessionUsageQuery } from "../sqlite/usageSql.js";
 import { INSERT_HEALTH_LOG, listHealthLog, LIST_SESSIONS, UPSERT_SESSION } from "../sqlite/sessionSql.js";
 import { int } from "../sqlite/SqliteConnection.js";
 import {
@@ -34,13 +34,7 @@ import {
   type SessionUsageSqlRow,
 } from "../sqlite/telemetryRows.js";
 import type { PgConnection } from "./PgConnection.js";
-import {
-  BILLABLE_EVENTS_BY_DAY,
-  eventUsageQuery,
-  healthUsageQuery,
-  PG_EVENTS,
-  sessionUsageQuery,
-} from "./pgTelemetrySql.js";
+import { BILLABLE_EVENTS_BY_DAY, PG_EVENTS, PG_USAGE } from "./pgTelemetrySql.js";
 
 /** The events of a batch, as arrays of their columns; returns the UIDs stored now. */
 const INSERT_EVENTS = `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
@@ -118,17 +112,17 @@ export class PgTelemetryStore implements TelemetryStore {
   }
 
   async eventUsage(projectUid: string, q: UsageQuery): Promise<EventUsageRow[]> {
-    const query = eventUsageQuery(projectUid, q);
+    const query = eventUsageQuery(projectUid, q, PG_USAGE);
     return (await this.sql.all<EventUsageSqlRow>(query.text, ...query.params)).map(eventUsage);
   }
 
   async sessionUsage(projectUid: string, q: UsageQuery): Promise<SessionUsageRow[]> {
-    const query = sessionUsageQuery(projectUid, q);
+    const query = sessionUsageQuery(projectUid, q, PG_USAGE);
     return (await this.sql.all<SessionUsageSqlRow>(query.text, ...query.params)).map(sessionUsage);
   }
 
   async healthUsage(projectUid: string, q: UsageQuery): Promise<HealthUsageRow[]> {
-    const query = healthUsageQuery(projectUid, q);
+    const query = healthUsageQuery(projectUid, q, PG_USAGE);
     return (await this.sql.all<HealthUsageSqlRow>(query.text, ...query.params)).map(healthUsage);
   }
 

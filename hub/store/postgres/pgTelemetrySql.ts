@@ -1,5 +1,6 @@
-import type { UsagePeriod, UsageQuery } from "../records.js";
-import type { EventDialect, Sql } from "../sqlite/telemetrySql.js";
+import type { UsagePeriod } from "../records.js";
+import type { EventDialect } from "../sqlite/telemetrySql.js";
+import type { UsageDialect } from "../sqlite/usageSql.js";
 
 // The telemetry SQL that differs on PostgreSQL: reading members of stored documents (text, read
 // through hub_doc so that a damaged row reads as {}), list parameters as arrays, and the usage
@@ -31,8 +32,6 @@ export const PG_EVENTS: EventDialect = {
   arrival: "seq",
 };
 
-const inList = PG_EVENTS.inList;
-
 /** The start of the UTC period holding `t` (integer epoch seconds, in SQL); weeks start on Monday. */
 export function periodStart(period: UsagePeriod, t: string): string {
   switch (period) {
@@ -63,97 +62,18 @@ function transportKind(d: string): string {
   END)`;
 }
 
-interface UsageKey {
-  key: string;
-  join: string;
-  params: unknown[];
-}
-
-const belongsTo = (alias: string, fleet: string, fleetsOf: "record" | "device"): string =>
-  fleetsOf === "record"
-    ? inFleet(alias, fleet)
-    : `EXISTS (SELECT 1 FROM device_fleets df WHERE df.device_uid = ${alias}.device_uid AND df.fleet_uid = ${fleet})`;
-
-function usageKey(q: UsageQuery, alias: string, fleetsOf: "record" | "device"): UsageKey {
-  if (q.aggregate === "device") return { key: `${alias}.device_uid`, join: "", params: [] };
-  if (q.aggregate === "project") return { key: "''", join: "", params: [] };
-  const filtered = q.fleetUids !== undefined && q.fleetUids.length > 0;
-  return {
-    key: "f.uid",
-    join: `JOIN fleets f ON f.project_uid = ${alias}.project_uid${filtered ? ` AND ${inList("f.uid")}` : ""} AND ${belongsTo(alias, "f.uid", fleetsOf)}`,
-    params: filtered ? [q.fleetUids] : [],
-  };
-}
-
-function usageConditions(
-  projectUid: string,
-  q: UsageQuery,
-  alias: string,
-  t: string,
-  fleetsOf: "record" | "device",
-): Sql {
-  const text = [`${alias}.project_uid = ?`, `${t} >= ?`, `${t} < ?`];
-  const params: unknown[] = [projectUid, q.fromSec, q.toSec];
-  if (q.deviceUids && q.deviceUids.length > 0) {
-    text.push(inList(`${alias}.device_uid`));
-    params.push(q.deviceUids);
-  }
-  if (q.fleetUids && q.fleetUids.length > 0 && q.aggregate !== "fleet") {
-    text.push(`EXISTS (SELECT 1 FROM fleets f2 WHERE f2.project_uid = ${alias}.project_uid
-      AND ${inList("f2.uid")} AND ${belongsTo(alias, "f2.uid", fleetsOf)})`);
-    params.push(q.fleetUids);
-  }
-  return { text: text.join(" AND "), params };
-}
-
-/** Rows: key, period, device, file, billable (0 or 1), n (events). */
-export function eventUsageQuery(projectUid: string, q: UsageQuery): Sql {
-  const t = "floor(e.received)::bigint";
-  const key = usageKey(q, "e", "record");
-  const where = usageConditions(projectUid, q, "e", "e.received", "record");
-  const files = q.files && q.files.length > 0;
-  return {
-    text: `SELECT ${key.key} AS key, ${periodStart(q.period, t)} AS period, e.device_uid AS device, e.file AS file,
-         max(e.billable) AS billable, count(*) AS n
-       FROM events e ${key.join}
-       WHERE ${where.text}${files ? ` AND ${inList("e.file")}` : ""}
-       GROUP BY 1, 2, 3, 4`,
-    params: [...key.params, ...where.params, ...(files ? [q.files] : [])],
-  };
-}
-
-/** Rows: key, period, device, transport, iccid, n, first, tls, sent, rcvd. */
-export function sessionUsageQuery(projectUid: string, q: UsageQuery): Sql {
-  const d = doc("s");
-  const key = usageKey(q, "s", "record");
-  const where = usageConditions(projectUid, q, "s", "s.began", "record");
-  return {
-    text: `SELECT ${key.key} AS key, ${periodStart(q.period, "s.began")} AS period, s.device_uid AS device,
-         ${transportKind(d)} AS transport,
-         (CASE WHEN ${typeOf(d, "iccid")} = 'string' THEN ${at(d, "iccid")} ELSE '' END) AS iccid,
-         count(*) AS n, sum(s.first_sync) AS first,
-         count(*) FILTER (WHERE ${typeOf(d, "tls")} IN ('number', 'boolean') AND ${at(d, "tls")} IN ('1', 'true')) AS tls,
-         sum(${counter(d, "period.bytes_sent")}) AS sent, sum(${counter(d, "period.bytes_rcvd")}) AS rcvd
-       FROM sessions s ${key.join}
-       WHERE ${where.text}
-       GROUP BY 1, 2, 3, 4, 5`,
-    params: [...key.params, ...where.params],
-  };
-}
-
-/** Rows: key, period, device, boots, dfus. */
-export function healthUsageQuery(projectUid: string, q: UsageQuery): Sql {
-  const key = usageKey(q, "h", "device");
-  const where = usageConditions(projectUid, q, "h", "h.when_sec", "device");
-  return {
-    text: `SELECT ${key.key} AS key, ${periodStart(q.period, "h.when_sec")} AS period, h.device_uid AS device,
-         count(*) FILTER (WHERE h.type = 'boot') AS boots, count(*) FILTER (WHERE h.type = 'dfu_completed') AS dfus
-       FROM health_log h ${key.join}
-       WHERE ${where.text} AND h.type IN ('boot', 'dfu_completed')
-       GROUP BY 1, 2, 3`,
-    params: [...key.params, ...where.params],
-  };
-}
+/** PostgreSQL's usage dialect: the usage reports are usageSql.ts's, built with it. */
+export const PG_USAGE: UsageDialect = {
+  ...PG_EVENTS,
+  doc,
+  periodStart,
+  eventSecond: "floor(e.received)::bigint",
+  counter,
+  transportKind,
+  iccid: (d) => `(CASE WHEN ${typeOf(d, "iccid")} = 'string' THEN ${at(d, "iccid")} ELSE '' END)`,
+  tlsCount: (d) =>
+    `count(*) FILTER (WHERE ${typeOf(d, "tls")} IN ('number', 'boolean') AND ${at(d, "tls")} IN ('1', 'true'))`,
+};
 
 /** org, from ms, to ms: rows day (days since the epoch), n (billable events). */
 export const BILLABLE_EVENTS_BY_DAY = `SELECT floor(e.received * 1000 / 86400000)::bigint AS day, count(*) AS n

@@ -1,9 +1,28 @@
 import { periodStart } from "./periodStart.js";
-import type { UsageQuery } from "../records.js";
-import { doc, inFleet, inList, type Sql } from "./telemetrySql.js";
+import type { UsagePeriod, UsageQuery } from "../records.js";
+import { doc, SQLITE_EVENTS, type EventDialect, type Sql } from "./telemetrySql.js";
 
 // The SQL of the usage reports: events, sessions and health log entries counted per key (device,
-// fleet or project) and period.
+// fleet or project) and period, built for a dialect (SQLite's by default; PostgreSQL's is
+// PG_USAGE in hub/store/postgres/pgTelemetrySql.ts).
+
+/** What the usage reports need of a database's dialect beyond the events' lists. */
+export interface UsageDialect extends EventDialect {
+  /** The stored document of the row aliased `alias`. */
+  doc(alias: string): string;
+  /** The start of the UTC period holding `t` (integer epoch seconds, in SQL). */
+  periodStart(period: UsagePeriod, t: string): string;
+  /** An event row's (alias `e`) arrival as integer epoch seconds. */
+  eventSecond: string;
+  /** A counter member of a document: its integer value when it is a number, else 0. */
+  counter(d: string, path: string): string;
+  /** The kind of transport of a session document (see transportKind). */
+  transportKind(d: string): string;
+  /** The session document's `iccid` when it is a string, else ''. */
+  iccid(d: string): string;
+  /** How many of the group's sessions say `tls` (true or 1). */
+  tlsCount(d: string): string;
+}
 
 export const DAY_MS = 86_400_000;
 
@@ -28,6 +47,19 @@ function transportKind(d: string): string {
   END)`;
 }
 
+/** SQLite's usage dialect. */
+export const SQLITE_USAGE: UsageDialect = {
+  ...SQLITE_EVENTS,
+  doc,
+  periodStart,
+  eventSecond: "CAST(e.received AS INTEGER)",
+  counter,
+  transportKind,
+  iccid: (d) =>
+    `(CASE WHEN json_type(${d}, '$.iccid') = 'text' THEN json_extract(${d}, '$.iccid') ELSE '' END)`,
+  tlsCount: (d) => `sum(coalesce(json_extract(${d}, '$.tls'), 0) = 1)`,
+};
+
 /** How a usage query's records are keyed: the key column, and the join (with its parameters) it needs. */
 interface UsageKey {
   key: string;
@@ -36,9 +68,9 @@ interface UsageKey {
 }
 
 /** True when the row aliased `alias` belongs to the fleet `fleet`: by its document's fleets, or its device's now. */
-const belongsTo = (alias: string, fleet: string, fleetsOf: "record" | "device"): string =>
+const belongsTo = (alias: string, fleet: string, fleetsOf: "record" | "device", d: UsageDialect): string =>
   fleetsOf === "record"
-    ? inFleet(alias, fleet)
+    ? d.inFleet(alias, fleet)
     : `EXISTS (SELECT 1 FROM device_fleets df WHERE df.device_uid = ${alias}.device_uid AND df.fleet_uid = ${fleet})`;
 
 /**
@@ -46,14 +78,14 @@ const belongsTo = (alias: string, fleet: string, fleetsOf: "record" | "device"):
  * those of the query's fleet filter, when it has one), or "" for the project. A health log entry
  * has no document: its fleets are its device's now.
  */
-function usageKey(q: UsageQuery, alias: string, fleetsOf: "record" | "device"): UsageKey {
+function usageKey(q: UsageQuery, alias: string, fleetsOf: "record" | "device", d: UsageDialect): UsageKey {
   if (q.aggregate === "device") return { key: `${alias}.device_uid`, join: "", params: [] };
   if (q.aggregate === "project") return { key: "''", join: "", params: [] };
   const filtered = q.fleetUids !== undefined && q.fleetUids.length > 0;
   return {
     key: "f.uid",
-    join: `JOIN fleets f ON f.project_uid = ${alias}.project_uid${filtered ? ` AND ${inList("f.uid")}` : ""} AND ${belongsTo(alias, "f.uid", fleetsOf)}`,
-    params: filtered ? [JSON.stringify(q.fleetUids)] : [],
+    join: `JOIN fleets f ON f.project_uid = ${alias}.project_uid${filtered ? ` AND ${d.inList("f.uid")}` : ""} AND ${belongsTo(alias, "f.uid", fleetsOf, d)}`,
+    params: filtered ? [d.listValue(q.fleetUids!)] : [],
   };
 }
 
@@ -64,49 +96,48 @@ function usageConditions(
   alias: string,
   t: string,
   fleetsOf: "record" | "device",
+  d: UsageDialect,
 ): Sql {
   const text = [`${alias}.project_uid = ?`, `${t} >= ?`, `${t} < ?`];
   const params: unknown[] = [projectUid, q.fromSec, q.toSec];
   if (q.deviceUids && q.deviceUids.length > 0) {
-    text.push(inList(`${alias}.device_uid`));
-    params.push(JSON.stringify(q.deviceUids));
+    text.push(d.inList(`${alias}.device_uid`));
+    params.push(d.listValue(q.deviceUids));
   }
   // A fleet aggregate's join already keeps only the filter's fleets.
   if (q.fleetUids && q.fleetUids.length > 0 && q.aggregate !== "fleet") {
     text.push(`EXISTS (SELECT 1 FROM fleets f2 WHERE f2.project_uid = ${alias}.project_uid
-      AND ${inList("f2.uid")} AND ${belongsTo(alias, "f2.uid", fleetsOf)})`);
-    params.push(JSON.stringify(q.fleetUids));
+      AND ${d.inList("f2.uid")} AND ${belongsTo(alias, "f2.uid", fleetsOf, d)})`);
+    params.push(d.listValue(q.fleetUids));
   }
   return { text: text.join(" AND "), params };
 }
 
 /** Rows: key, period, device, file, billable (0 or 1), n (events). */
-export function eventUsageQuery(projectUid: string, q: UsageQuery): Sql {
-  const t = "CAST(e.received AS INTEGER)";
-  const key = usageKey(q, "e", "record");
-  const where = usageConditions(projectUid, q, "e", "e.received", "record");
+export function eventUsageQuery(projectUid: string, q: UsageQuery, d: UsageDialect = SQLITE_USAGE): Sql {
+  const key = usageKey(q, "e", "record", d);
+  const where = usageConditions(projectUid, q, "e", "e.received", "record", d);
   const files = q.files && q.files.length > 0;
   return {
-    text: `SELECT ${key.key} AS key, ${periodStart(q.period, t)} AS period, e.device_uid AS device, e.file AS file,
+    text: `SELECT ${key.key} AS key, ${d.periodStart(q.period, d.eventSecond)} AS period, e.device_uid AS device, e.file AS file,
          max(e.billable) AS billable, count(*) AS n
        FROM events e ${key.join}
-       WHERE ${where.text}${files ? ` AND ${inList("e.file")}` : ""}
+       WHERE ${where.text}${files ? ` AND ${d.inList("e.file")}` : ""}
        GROUP BY 1, 2, 3, 4`,
-    params: [...key.params, ...where.params, ...(files ? [JSON.stringify(q.files)] : [])],
+    params: [...key.params, ...where.params, ...(files ? [d.listValue(q.files!)] : [])],
   };
 }
 
 /** Rows: key, period, device, transport, iccid, n (sessions), first, tls (sessions), sent, rcvd (bytes). */
-export function sessionUsageQuery(projectUid: string, q: UsageQuery): Sql {
-  const d = doc("s");
-  const key = usageKey(q, "s", "record");
-  const where = usageConditions(projectUid, q, "s", "s.began", "record");
+export function sessionUsageQuery(projectUid: string, q: UsageQuery, d: UsageDialect = SQLITE_USAGE): Sql {
+  const s = d.doc("s");
+  const key = usageKey(q, "s", "record", d);
+  const where = usageConditions(projectUid, q, "s", "s.began", "record", d);
   return {
-    text: `SELECT ${key.key} AS key, ${periodStart(q.period, "s.began")} AS period, s.device_uid AS device,
-         ${transportKind(d)} AS transport,
-         (CASE WHEN json_type(${d}, '$.iccid') = 'text' THEN json_extract(${d}, '$.iccid') ELSE '' END) AS iccid,
-         count(*) AS n, sum(s.first_sync) AS first, sum(coalesce(json_extract(${d}, '$.tls'), 0) = 1) AS tls,
-         sum(${counter(d, "period.bytes_sent")}) AS sent, sum(${counter(d, "period.bytes_rcvd")}) AS rcvd
+    text: `SELECT ${key.key} AS key, ${d.periodStart(q.period, "s.began")} AS period, s.device_uid AS device,
+         ${d.transportKind(s)} AS transport, ${d.iccid(s)} AS iccid,
+         count(*) AS n, sum(s.first_sync) AS first, ${d.tlsCount(s)} AS tls,
+         sum(${d.counter(s, "period.bytes_sent")}) AS sent, sum(${d.counter(s, "period.bytes_rcvd")}) AS rcvd
        FROM sessions s ${key.join}
        WHERE ${where.text}
        GROUP BY 1, 2, 3, 4, 5`,
@@ -115,12 +146,12 @@ export function sessionUsageQuery(projectUid: string, q: UsageQuery): Sql {
 }
 
 /** Rows: key, period, device, boots, dfus (completed firmware updates). */
-export function healthUsageQuery(projectUid: string, q: UsageQuery): Sql {
-  const key = usageKey(q, "h", "device");
-  const where = usageConditions(projectUid, q, "h", "h.when_sec", "device");
+export function healthUsageQuery(projectUid: string, q: UsageQuery, d: UsageDialect = SQLITE_USAGE): Sql {
+  const key = usageKey(q, "h", "device", d);
+  const where = usageConditions(projectUid, q, "h", "h.when_sec", "device", d);
   return {
-    text: `SELECT ${key.key} AS key, ${periodStart(q.period, "h.when_sec")} AS period, h.device_uid AS device,
-         sum(h.type = 'boot') AS boots, sum(h.type = 'dfu_completed') AS dfus
+    text: `SELECT ${key.key} AS key, ${d.periodStart(q.period, "h.when_sec")} AS period, h.device_uid AS device,
+         count(*) FILTER (WHERE h.type = 'boot') AS boots, count(*) FILTER (WHERE h.type = 'dfu_completed') AS dfus
        FROM health_log h ${key.join}
        WHERE ${where.text} AND h.type IN ('boot', 'dfu_completed')
        GROUP BY 1, 2, 3`,
