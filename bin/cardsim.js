@@ -9,6 +9,8 @@ import { fileURLToPath } from "node:url";
 
 const dist = new URL("../dist/", import.meta.url);
 const built = new URL("cli/main.js", dist);
+// The start path in one file (tools/bundleCli.js); a build made before it had only main.js.
+const bundle = new URL("cli/cardsim.js", dist);
 
 async function runBuild() {
   if (!existsSync(new URL("../cli/main.ts", import.meta.url))) return existsSync(built); // installed
@@ -20,7 +22,7 @@ async function runBuild() {
 }
 
 if (await runBuild()) {
-  const { main } = await import(built.href);
+  const { main } = await import((existsSync(bundle) ? bundle : built).href);
   await main(process.argv);
 } else {
   const { register } = await import("tsx/esm/api");

@@ -1,6 +1,5 @@
 import { readFile } from "node:fs/promises";
-import { request as httpRequest, type IncomingMessage } from "node:http";
-import { request as httpsRequest } from "node:https";
+import type { IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { type Command, Option } from "commander";
 import type { FeedItem } from "../hub/feed/HubFeed.js";
@@ -102,15 +101,20 @@ function readEvents(response: IncomingMessage, each: (name: string, data: string
   });
 }
 
-/** One connection to the stream: resolves when it ends; rejects with the hub's refusal. */
-function connect(
+/**
+ * One connection to the stream: resolves when it ends; rejects with the hub's refusal. The HTTP
+ * client is loaded here, when it is used, not at every start of the command line.
+ */
+async function connect(
   access: HubAccess,
   url: URL,
   print: (item: FeedItem) => void,
   connected: () => void,
 ): Promise<void> {
+  const { request: send } =
+    url.protocol === "https:" ? await import("node:https") : await import("node:http");
   return new Promise((resolve, reject) => {
-    const request = (url.protocol === "https:" ? httpsRequest : httpRequest)(url, {
+    const request = send(url, {
       headers: { authorization: `Bearer ${access.token}`, accept: "text/event-stream" },
       ...(access.ca ? { ca: access.ca } : {}),
     });

@@ -1,6 +1,7 @@
 // `npm run build`: compiles every layer to dist/ (tsc -p tsconfig.build.json) and stamps it with
 // the fingerprint of the sources it was made from (tools/buildStamp.js), so that bin/cardsim.js
-// runs it only while it matches them. Run by `prepare`, so `npm ci` / `npm install` in a clone and
+// runs it only while it matches them; the command line's start path is bundled into one file
+// (tools/bundleCli.js). Run by `prepare`, so `npm ci` / `npm install` in a clone and
 // `npm pack` build it. A build that is already fresh is kept (`--force` rebuilds anyway).
 //
 // The fingerprint is taken before compiling: a file edited during the build leaves it stale. The
@@ -12,6 +13,7 @@ import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { buildIsFresh, sourceFingerprint, STAMP } from "./buildStamp.js";
+import { bundleCli } from "./bundleCli.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = join(root, "dist");
@@ -33,6 +35,15 @@ if (run.status !== 0) {
     "build failed: dist/ is left as it was; the cardsim command runs the sources through tsx meanwhile",
   );
   process.exit(run.status ?? 1);
+}
+try {
+  await bundleCli(building);
+} catch (error) {
+  rmSync(building, { recursive: true, force: true });
+  console.error(
+    `build failed: the command line's bundle could not be made (${error.message}); dist/ is left as it was`,
+  );
+  process.exit(1);
 }
 writeFileSync(join(building, STAMP), `${fingerprint}\n`);
 const old = join(root, `.dist-old-${process.pid}`);

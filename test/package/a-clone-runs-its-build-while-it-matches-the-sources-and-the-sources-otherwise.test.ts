@@ -28,8 +28,8 @@ describe(
     const main = () => join(clone, "cli", "main.ts");
 
     /** Which file the command ran from: "sources" (cli/main.ts through tsx) or "build" (dist/). */
-    function ranFrom(env: Record<string, string> = {}): string {
-      const run = spawnSync(process.execPath, [join(clone, "bin", "cardsim.js"), "--version"], {
+    function ranFrom(env: Record<string, string> = {}, arg = "--version"): string {
+      const run = spawnSync(process.execPath, [join(clone, "bin", "cardsim.js"), arg], {
         cwd: clone,
         env: { ...process.env, ...env },
         encoding: "utf8",
@@ -46,7 +46,7 @@ describe(
 
     beforeAll(() => {
       clone = mkdtempSync(join(tmpdir(), "cardsim-clone-"));
-      for (const file of ["bin/cardsim.js", "tools/build.js", "tools/buildStamp.js"]) {
+      for (const file of ["bin/cardsim.js", "tools/build.js", "tools/buildStamp.js", "tools/bundleCli.js"]) {
         cpSync(join(REPO, file), join(clone, file));
       }
       symlinkSync(join(REPO, "node_modules"), join(clone, "node_modules"), "dir");
@@ -57,13 +57,16 @@ describe(
         JSON.stringify({
           extends: "./tsconfig.json",
           compilerOptions: { module: "NodeNext", target: "ES2022", types: [], rootDir: ".", outDir: "dist" },
-          include: ["cli"],
+          include: ["cli", "core"],
         }),
       );
       mkdirSync(join(clone, "cli"));
+      mkdirSync(join(clone, "core"));
+      // `--lazy` loads a module of another folder when it runs, as the real subcommands do.
+      writeFileSync(join(clone, "core", "lazy.ts"), "export const lazy = import.meta.url;\n");
       writeFileSync(
         main(),
-        'export async function main(_argv: readonly string[]): Promise<void> {\n  console.log(import.meta.url.endsWith(".ts") ? "sources" : "build");\n}\n',
+        'export async function main(argv: readonly string[]): Promise<void> {\n  if (argv.includes("--lazy")) return console.log((await import("../core/lazy.js")).lazy);\n  console.log(import.meta.url.endsWith(".ts") ? "sources" : "build");\n}\n',
       );
     });
 
@@ -82,6 +85,11 @@ describe(
       expect(ranFrom()).toBe("build");
       expect(build().stdout).toMatch(/already built from the sources as they are/);
       expect(ranFrom()).toBe("build");
+    });
+
+    it("runs the start path from one bundled file, and what it loads later from the build", () => {
+      expect(existsSync(join(clone, "dist", "cli", "cardsim.js"))).toBe(true);
+      expect(ranFrom({}, "--lazy")).toMatch(/\/dist\/core\/lazy\.js$/);
     });
 
     it("runs the sources after an edit, until the next build", () => {
