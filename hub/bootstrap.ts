@@ -1,5 +1,5 @@
 import type { Clock } from "../core/Clock.js";
-import { hashPassword, hashSecret, newPassword, newSecret } from "./auth/secrets.js";
+import { hashPassword, hashSecret, newPassword, newSecret, UNUSABLE_PASSWORD_HASH } from "./auth/secrets.js";
 import type { HubIds } from "./HubIds.js";
 import type { HubStore } from "./store/HubStore.js";
 import type { ProjectRole, UserRecord } from "./store/records.js";
@@ -52,7 +52,8 @@ export async function createUser(
   clock: Clock,
   options: {
     username: string;
-    password: string;
+    /** The password, hashed here (scrypt, slow on purpose), or its hash made beforehand. */
+    password: string | { hash: string };
     name?: string;
     staff?: boolean;
     project?: { uid: string; role: ProjectRole };
@@ -63,7 +64,8 @@ export async function createUser(
     username: options.username,
     name: options.name ?? options.username,
     email: options.username.includes("@") ? options.username : `${options.username}@cardsim.local`,
-    passwordHash: await hashPassword(options.password),
+    passwordHash:
+      typeof options.password === "string" ? await hashPassword(options.password) : options.password.hash,
     staff: options.staff ?? false,
     created: clock.now(),
   };
@@ -78,6 +80,14 @@ export async function bootstrapState(store: HubStore): Promise<BootstrapState | 
 }
 
 /**
+ * The bootstrap admin's password: a new random one (the default), one made beforehand with its
+ * hash, or none (`NO_SIGN_IN`: a hub that only its token reaches, such as a test's in-process hub,
+ * which then pays for no scrypt hash).
+ */
+export type AdminPassword = "new" | { password: string; hash: string };
+export const NO_SIGN_IN: AdminPassword = { password: "", hash: UNUSABLE_PASSWORD_HASH };
+
+/**
  * First start: an admin (staff, organization admin, project owner), an organization (which the
  * deprecated API shows as a billing account), a project with one product, and a personal
  * access token. Returns the secrets, which exist nowhere else.
@@ -86,12 +96,13 @@ export async function bootstrapHub(
   store: HubStore,
   ids: HubIds,
   clock: Clock,
+  adminPassword: AdminPassword = "new",
 ): Promise<{ state: BootstrapState; password: string; token: string }> {
   const now = clock.now();
-  const password = newPassword();
+  const password = adminPassword === "new" ? newPassword() : adminPassword.password;
   const admin = await createUser(store, ids, clock, {
     username: DEFAULT_ADMIN,
-    password,
+    password: adminPassword === "new" ? password : { hash: adminPassword.hash },
     name: "cardsim admin",
     staff: true,
   });

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from "fastify";
 import type { Clock } from "../core/Clock.js";
 import { SeededRandom } from "../core/SeededRandom.js";
-import { bootstrapHub } from "../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN } from "../hub/bootstrap.js";
 import { buildHubApp } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../hub/HubServices.js";
@@ -86,7 +86,8 @@ export class InProcessHub extends HubApi {
       routing: { targets: { policy: "any", listening: () => listening } },
       ...(options.onSyncFault ? { onSyncFault: options.onSyncFault } : {}),
     });
-    const { state, token } = await bootstrapHub(store, ids, options.clock);
+    // Reached with its token only: no admin password, and no scrypt hash paid for one.
+    const { state, token } = await bootstrapHub(store, ids, options.clock, NO_SIGN_IN);
     const listeners: HubListener[] = [];
     return new InProcessHub({
       services,

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN, bootstrapState, reissueAdminSecrets } from "../../../hub/bootstrap.js";
 import { buildHubApp } from "../../../hub/HubApp.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
@@ -52,7 +52,7 @@ class LiveHub {
     const url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
     // A database opened again keeps its project; its admin gets a new token.
     const state = await bootstrapState(store);
-    const made = state ? undefined : await bootstrapHub(store, ids, clock);
+    const made = state ? undefined : await bootstrapHub(store, ids, clock, NO_SIGN_IN);
     const token = made?.token ?? (await reissueAdminSecrets(store, ids, clock, state!))!.token;
     const { project_uid: project, product_uid: product } = state ?? made!.state;
     return new LiveHub(store, services, app, url, token, project, product, faults);

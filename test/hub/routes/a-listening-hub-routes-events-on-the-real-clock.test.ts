@@ -7,7 +7,7 @@ import NotehubJs from "@blues-inc/notehub-js";
 import type { FastifyInstance } from "fastify";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { encodeBase64 } from "../../../core/base64.js";
-import { bootstrapHub } from "../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN } from "../../../hub/bootstrap.js";
 import { buildHubApp } from "../../../hub/HubApp.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
@@ -90,7 +90,7 @@ describe("a listening hub on the real clock", () => {
     ({ app } = await buildHubApp({ services }));
     await app.listen({ host: "127.0.0.1", port: 0 });
     url = `http://127.0.0.1:${(app.server.address() as AddressInfo).port}`;
-    const made = await bootstrapHub(store, ids, clock);
+    const made = await bootstrapHub(store, ids, clock, NO_SIGN_IN);
     token = made.token;
     project = made.state.project_uid;
     await store.devices.putDevice({

@@ -1,6 +1,6 @@
 import { SeededRandom } from "../../../core/SeededRandom.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
-import { bootstrapHub, type BootstrapState } from "../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN, type BootstrapState } from "../../../hub/bootstrap.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
 import type { EventRecord } from "../../../hub/store/records.js";
@@ -33,7 +33,7 @@ export class TestServices {
       rateLimits: false,
       onListenerError: (error, event) => listenerErrors.push({ error, event }),
     });
-    const { state } = await bootstrapHub(store, ids, clock);
+    const { state } = await bootstrapHub(store, ids, clock, NO_SIGN_IN);
     return new TestServices(listenerErrors, services, store, clock, state);
   }
 

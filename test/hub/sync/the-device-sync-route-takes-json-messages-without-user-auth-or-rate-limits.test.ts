@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SeededRandom } from "../../../core/SeededRandom.js";
-import { bootstrapHub } from "../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN } from "../../../hub/bootstrap.js";
 import { buildHubApp } from "../../../hub/HubApp.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
@@ -47,7 +47,7 @@ describe("POST /device/v1 and the API's rate limits", () => {
     const ids = new HubIds(new SeededRandom(3));
     const { app } = await buildHubApp({ store, clock, ids, rateLimits: { perMinute: 2, perDay: 10 } });
     try {
-      const { state } = await bootstrapHub(store, ids, clock);
+      const { state } = await bootstrapHub(store, ids, clock, NO_SIGN_IN);
       for (let i = 0; i < 20; i++) {
         const res = await app.inject({
           method: "POST",

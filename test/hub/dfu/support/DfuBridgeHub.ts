@@ -2,7 +2,7 @@ import { SeededRandom } from "../../../../core/SeededRandom.js";
 import type { Clock } from "../../../../core/Clock.js";
 import type { HubLink } from "../../../../firmware/radio/HubLink.js";
 import { SimHubLink } from "../../../../firmware/radio/SimHubLink.js";
-import { bootstrapHub } from "../../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN } from "../../../../hub/bootstrap.js";
 import { HubIds } from "../../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../../hub/HubServices.js";
 import type { FirmwareType } from "../../../../hub/store/FirmwareStore.js";
@@ -53,7 +53,7 @@ export class DfuBridgeHub {
       clearTimer: (handle) => time.target.clearTimer(handle),
     };
     const services = createHubServices({ store, clock: delegate, ids, rateLimits: false });
-    const { state } = await bootstrapHub(store, ids, delegate);
+    const { state } = await bootstrapHub(store, ids, delegate, NO_SIGN_IN);
     return new DfuBridgeHub(services, store, delegate, time, state.project_uid, state.product_uid);
   }
 

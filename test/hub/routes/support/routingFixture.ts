@@ -1,6 +1,6 @@
 import type { JsonObject } from "../../../../core/json.js";
 import { SeededRandom } from "../../../../core/SeededRandom.js";
-import { bootstrapHub, bootstrapState, type BootstrapState } from "../../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN, bootstrapState, type BootstrapState } from "../../../../hub/bootstrap.js";
 import { HubIds } from "../../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../../hub/HubServices.js";
 import type { RoutingOptions } from "../../../../hub/routing/RoutingService.js";
@@ -72,7 +72,7 @@ export class RoutingHub {
       ...(options.routing ? { routing: options.routing } : {}),
     });
     // A database opened again keeps its project.
-    const state = (await bootstrapState(store)) ?? (await bootstrapHub(store, ids, clock)).state;
+    const state = (await bootstrapState(store)) ?? (await bootstrapHub(store, ids, clock, NO_SIGN_IN)).state;
     return new RoutingHub(faults, services, store, clock, state);
   }
 

@@ -4,7 +4,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { FastifyInstance } from "fastify";
 import { SeededRandom } from "../../../../core/SeededRandom.js";
-import { bootstrapHub } from "../../../../hub/bootstrap.js";
+import { bootstrapHub, NO_SIGN_IN } from "../../../../hub/bootstrap.js";
 import { buildHubApp } from "../../../../hub/HubApp.js";
 import { HubIds } from "../../../../hub/HubIds.js";
 import type { HubServices } from "../../../../hub/HubServices.js";
@@ -110,7 +110,7 @@ export class SyncFixture {
         zoneLookup: options.zoneLookup ?? false,
         ...sync,
       });
-      const made = await bootstrapHub(store, ids, clock);
+      const made = await bootstrapHub(store, ids, clock, NO_SIGN_IN);
       return new SyncFixture(
         via,
         services,

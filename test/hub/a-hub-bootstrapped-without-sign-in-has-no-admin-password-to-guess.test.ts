@@ -1,0 +1,30 @@
+import { describe, expect, it } from "vitest";
+import { SeededRandom } from "../../core/SeededRandom.js";
+import { verifyPassword } from "../../hub/auth/secrets.js";
+import { bootstrapHub, DEFAULT_ADMIN, NO_SIGN_IN } from "../../hub/bootstrap.js";
+import { HubIds } from "../../hub/HubIds.js";
+import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
+import { FakeClock } from "../../runtime/FakeClock.js";
+
+// An in-process hub (a scenario's, a test's) is reached with its token only: its admin gets no
+// password, so nobody can sign in as it and no scrypt hash is paid at every hub a test makes.
+describe("a hub bootstrapped without sign-in", () => {
+  it("has an admin no password opens, and still a token", async () => {
+    const store = new SqliteHubStore(":memory:");
+    const made = await bootstrapHub(store, new HubIds(new SeededRandom(3)), new FakeClock(), NO_SIGN_IN);
+    const admin = await store.accounts.getUserByUsername(DEFAULT_ADMIN);
+    expect(made.password).toBe("");
+    expect(made.token).toMatch(/^\S{20,}$/);
+    for (const guess of ["", "admin", made.password])
+      expect(await verifyPassword(guess, admin!.passwordHash)).toBe(false);
+    await store.close();
+  });
+
+  it("has a password that opens it by default", async () => {
+    const store = new SqliteHubStore(":memory:");
+    const made = await bootstrapHub(store, new HubIds(new SeededRandom(3)), new FakeClock());
+    const admin = await store.accounts.getUserByUsername(DEFAULT_ADMIN);
+    expect(await verifyPassword(made.password, admin!.passwordHash)).toBe(true);
+    await store.close();
+  });
+});
