@@ -162,7 +162,7 @@ export function DevicePage(props: DeviceProps) {
         <dt>Voltage</dt>
         <dd>${d.voltage !== undefined ? `${d.voltage.toFixed(2)} V` : "—"}</dd>
         <dt>Signal</dt>
-        <dd class="signal">${signalText(radio.data?.[props.device])}</dd>
+        <dd class="signal">${radio.data ? signalText(radio.data[props.device]) : "…"}</dd>
         <dt>Temperature</dt>
         <dd>${d.temperature !== undefined ? `${d.temperature} °C` : "—"}</dd>
         <dt>SKU</dt>

@@ -71,11 +71,13 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
     [props.project, page, filters],
   );
   // The signal of the devices shown, from their newest session records, once the table is there.
-  const shown = loaded.data?.devices.map((d) => d.uid) ?? [];
-  const signals = useLoad<Record<string, Signal>>(
-    () => loadSignals(props.project, shown),
-    [props.project, shown.join(",")],
+  const shown = (loaded.data?.devices.map((d) => d.uid) ?? []).join(",");
+  const signalsLoaded = useLoad<{ of: string; signals: Record<string, Signal> }>(
+    async () => ({ of: shown, signals: await loadSignals(props.project, shown.split(",").filter(Boolean)) }),
+    [props.project, shown],
   );
+  // Until the signals of the devices shown are in, their cells say so ("…"), never "—".
+  const signals = signalsLoaded.data?.of === shown ? signalsLoaded.data.signals : undefined;
   const field = (name: keyof typeof draft, label: string) =>
     html`<label
       >${label}
@@ -121,9 +123,9 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
                     <td>${d.voltage !== undefined ? `${d.voltage.toFixed(2)} V` : "—"}</td>
                     <td
                       class="signal"
-                      title=${signals.data?.[d.uid]?.when ? `session of ${when(signals.data[d.uid]!.when)}` : ""}
+                      title=${signals?.[d.uid]?.when ? `session of ${when(signals[d.uid]!.when)}` : ""}
                     >
-                      ${signals.data ? signalText(signals.data[d.uid]) : "…"}
+                      ${signals ? signalText(signals[d.uid]) : "…"}
                     </td>
                     <td>${d.sku ?? "—"}</td>
                     <td class="mono">${d.fleet_uids.join(", ") || "—"}</td>

@@ -108,13 +108,13 @@ describe.runIf(browserAvailable())("the console with hostile, large and refused 
     const row = page.locator("table.devices tbody tr", { hasText: module().deviceUid });
     await row.waitFor();
     await expect(row.locator("td").first().textContent()).resolves.toContain(EVIL);
-    // The signal the module reported when its session opened.
-    await expect(row.locator("td.signal").textContent()).resolves.toMatch(/\d bars? -\d+ dBm/);
+    // The signal the module reported when its session opened (filled in once the table is there).
+    await row.locator("td.signal", { hasText: /^\s*\w+ \d bars? -\d+ dBm\s*$/ }).waitFor();
     await unharmed(page, dialogs);
 
     await row.getByRole("link").click();
     await expect(page.locator(".facts dd").first().textContent()).resolves.toBe(EVIL);
-    await expect(page.locator(".facts dd.signal").textContent()).resolves.toMatch(/\d bars? -\d+ dBm/);
+    await page.locator(".facts dd.signal", { hasText: /^\w+ \d bars? -\d+ dBm$/ }).waitFor();
     await page.getByRole("tab", { name: "Environment" }).click();
     const greeting = page.locator("table.env tr", { hasText: "greeting" });
     await expect(greeting.locator("td").nth(1).textContent()).resolves.toBe(EVIL);
