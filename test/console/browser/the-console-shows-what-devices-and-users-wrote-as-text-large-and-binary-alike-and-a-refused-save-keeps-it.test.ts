@@ -97,7 +97,9 @@ describe.runIf(browserAvailable())("the console with hostile, large and refused 
     expect(dialogs).toEqual([]);
     expect(await page.locator("main img, main script, main svg:not(.map)").count()).toBe(0);
     const width = await page.evaluate(
-      () => (globalThis as unknown as { document: Document }).document.documentElement.scrollWidth,
+      () =>
+        (globalThis as unknown as { document: { documentElement: { scrollWidth: number } } }).document
+          .documentElement.scrollWidth,
     );
     expect(width).toBeLessThanOrEqual(1280);
   };
