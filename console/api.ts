@@ -45,7 +45,10 @@ async function send(path: string, options: CallOptions): Promise<Response> {
   try {
     return await fetch(path, { method, headers, body, credentials: "same-origin" });
   } catch {
-    throw new ApiError(0, "The hub did not answer: is it running? (the page will try again)");
+    throw new ApiError(
+      0,
+      "The hub did not answer: is it running? Nothing you typed is lost: try again once it is back",
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import type { ComponentChildren } from "preact";
 import { useCallback, useEffect, useState } from "preact/hooks";
-import { ApiError } from "./api.js";
+import { api, ApiError } from "./api.js";
 import { html } from "./html.js";
 
 /** What the panels of a device's page are given. */
@@ -130,4 +130,45 @@ export function Pager(props: { page: number; hasMore: boolean; onPage: (page: nu
       Older ›
     </button>
   </div>`;
+}
+
+/** A device's signal as its newest session recorded it (the radio of `sessionRadio`). */
+export interface Signal {
+  rat?: string;
+  bars?: number;
+  rssi?: number;
+  rsrp?: number;
+  when?: number;
+}
+
+/** A signal in a few words: "lte 3 bars -71 dBm" ("—" when nothing is known). */
+export function signalText(s: Signal | undefined): string {
+  if (!s) return "—";
+  const parts = [s.rat ?? ""];
+  if (typeof s.bars === "number") parts.push(`${s.bars} bar${s.bars === 1 ? "" : "s"}`);
+  if (typeof s.rssi === "number") parts.push(`${s.rssi} dBm`);
+  return parts.filter(Boolean).join(" ") || "—";
+}
+
+/** The latest signal of each device named, from the hub's session records (at most 100 at a time). */
+export async function loadSignals(project: string, devices: string[]): Promise<Record<string, Signal>> {
+  if (devices.length === 0) return {};
+  const path = `/console/api/projects/${encodeURIComponent(project)}/signals?${new URLSearchParams(devices.map((d) => ["deviceUID", d])).toString()}`;
+  return (await api<{ signals: Record<string, Signal> }>(path)).signals;
+}
+
+/**
+ * A payload (base64) as text that cannot break the page: its size in bytes and its first bytes in
+ * hex ("5 B: 00 ff 3c 21 0a"); bytes that are not base64 are said to be so.
+ */
+export function payloadText(payload: unknown, shown = 8): string {
+  if (typeof payload !== "string" || payload === "") return "";
+  let raw: string;
+  try {
+    raw = atob(payload);
+  } catch {
+    return `${payload.length} characters, not base64`;
+  }
+  const head = Array.from(raw.slice(0, shown), (c) => c.charCodeAt(0).toString(16).padStart(2, "0"));
+  return `${bytes(raw.length)}: ${head.join(" ")}${raw.length > shown ? " …" : ""}`;
 }

@@ -27,7 +27,6 @@ export function follow(
   let source: EventSource | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
   let stopped = false;
-  let dropped = false;
   const open = () => {
     const url = `/console/api/stream?${new URLSearchParams(filters).toString()}`;
     source = new EventSource(url, { withCredentials: true });
@@ -37,7 +36,6 @@ export function follow(
     }
     source.onerror = () => {
       if (stopped) return;
-      dropped = true;
       onState("reconnecting");
       if (source?.readyState === EventSource.CLOSED) {
         source.close();
@@ -49,7 +47,6 @@ export function follow(
   open();
   return () => {
     stopped = true;
-    void dropped;
     clearTimeout(retry);
     source?.close();
   };

@@ -6,7 +6,9 @@ import {
   ErrorText,
   Heading,
   jsonText,
+  loadSignals,
   Loading,
+  signalText,
   useAction,
   useLoad,
   when,
@@ -74,9 +76,7 @@ function SessionsPanel(props: DeviceProps) {
           <span class=${failed ? "error" : ""}
             >${s.why_session_closed ?? (s.session_ended ? "ended" : "open")}</span
           >
-          <span
-            >${s.rat ?? ""}${s.bars !== undefined ? ` ${s.bars} bars` : ""}${s.rssi !== undefined ? ` ${s.rssi} dBm` : ""}</span
-          >
+          <span>${signalText(s)}</span>
           ${s.penalty_secs ? html`<span class="error">penalty box ${s.penalty_secs} s</span>` : null}
         </div>`;
       })}
@@ -147,6 +147,7 @@ export function DevicePage(props: DeviceProps) {
     [props.device],
   );
   const signal = useAction();
+  const radio = useLoad(() => loadSignals(props.project, [props.device]), [props.device]);
   return html`<section>
     <${Heading} title=${props.device}>
       ${props.canEdit && html`<button type="button" disabled=${signal.busy} onClick=${() => signal.run(() => api(projectPath(props.project, "devices", props.device, "signal"), { method: "POST", body: { body: { from: "console" } } }))}>Send a signal</button>`}
@@ -160,6 +161,8 @@ export function DevicePage(props: DeviceProps) {
         <dd>${ago(d.last_activity)}</dd>
         <dt>Voltage</dt>
         <dd>${d.voltage !== undefined ? `${d.voltage.toFixed(2)} V` : "—"}</dd>
+        <dt>Signal</dt>
+        <dd class="signal">${radio.data ? signalText(radio.data[props.device]) : "…"}</dd>
         <dt>Temperature</dt>
         <dd>${d.temperature !== undefined ? `${d.temperature} °C` : "—"}</dd>
         <dt>SKU</dt>

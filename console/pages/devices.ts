@@ -1,6 +1,16 @@
 import { useState } from "preact/hooks";
 import { api, projectPath, query } from "../api.js";
-import { ago, Heading, Loading, Pager, useLoad } from "../components.js";
+import {
+  ago,
+  Heading,
+  loadSignals,
+  Loading,
+  Pager,
+  signalText,
+  useLoad,
+  when,
+  type Signal,
+} from "../components.js";
 import { html } from "../html.js";
 
 export interface Device {
@@ -60,6 +70,14 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
       ),
     [props.project, page, filters],
   );
+  // The signal of the devices shown, from their newest session records, once the table is there.
+  const shown = (loaded.data?.devices.map((d) => d.uid) ?? []).join(",");
+  const signalsLoaded = useLoad<{ of: string; signals: Record<string, Signal> }>(
+    async () => ({ of: shown, signals: await loadSignals(props.project, shown.split(",").filter(Boolean)) }),
+    [props.project, shown],
+  );
+  // Until the signals of the devices shown are in, their cells say so ("…"), never "—".
+  const signals = signalsLoaded.data?.of === shown ? signalsLoaded.data.signals : undefined;
   const field = (name: keyof typeof draft, label: string) =>
     html`<label
       >${label}
@@ -87,6 +105,7 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
                 <th>Device</th>
                 <th>Last seen</th>
                 <th>Voltage</th>
+                <th>Signal</th>
                 <th>SKU</th>
                 <th>Fleets</th>
                 <th>Location</th>
@@ -102,6 +121,12 @@ export function DevicesPage(props: { project: string; canEdit: boolean }) {
                     </td>
                     <td title=${d.last_activity ?? ""}>${ago(d.last_activity)}</td>
                     <td>${d.voltage !== undefined ? `${d.voltage.toFixed(2)} V` : "—"}</td>
+                    <td
+                      class="signal"
+                      title=${signals?.[d.uid]?.when ? `session of ${when(signals[d.uid]!.when)}` : ""}
+                    >
+                      ${signals ? signalText(signals[d.uid]) : "…"}
+                    </td>
                     <td>${d.sku ?? "—"}</td>
                     <td class="mono">${d.fleet_uids.join(", ") || "—"}</td>
                     <td>

@@ -47,6 +47,9 @@ export function EnvPanel(props: DeviceProps) {
   const save = async (e: Event) => {
     e.preventDefault();
     if (key.trim() === "") return setFault("Give the variable a name");
+    // eslint-disable-next-line no-control-regex
+    if (/[\u0000-\u001f\u007f]/.test(key))
+      return setFault("A variable's name holds printable characters only");
     setFault(undefined);
     if (
       await action.run(() =>

@@ -1,6 +1,6 @@
 import { useEffect, useState } from "preact/hooks";
 import { api, projectPath, query } from "../api.js";
-import { ErrorText, Heading, jsonText, Pager, when } from "../components.js";
+import { ErrorText, Heading, jsonText, Pager, payloadText, when } from "../components.js";
 import { html } from "../html.js";
 import { follow, stateText, type FeedItem, type StreamState } from "../live.js";
 
@@ -41,24 +41,35 @@ export function EventTable(props: { events: EventDoc[]; project: string; fresh?:
             <td class="mono"><a href=${base + encodeURIComponent(e.device)}>${e.device}</a></td>
             <td class="mono">${e.file}${e.req && e.file === "_session.qo" ? ` ${e.req}` : ""}</td>
             <td class="mono body">${jsonText(e.body)}</td>
-            <td>${typeof e.payload === "string" ? `${Math.floor((e.payload.length * 3) / 4)} B` : ""}</td>
+            <td class="mono">${payloadText(e.payload)}</td>
           </tr>`,
       )}
     </tbody>
   </table>`;
 }
 
-/** Follows the live stream; says when it dropped and when it is back. */
+/**
+ * Follows the live stream; says when it dropped and when it is back, and calls `onBack` then (what
+ * arrived while the stream was down is read again from the API).
+ */
 export function useLive(
   filters: Record<string, string>,
   onItem: (item: FeedItem) => void,
   deps: unknown[],
+  onBack: () => void = () => undefined,
 ): string {
   const [state, setState] = useState<StreamState>("connecting");
   const [dropped, setDropped] = useState(false);
   useEffect(() => {
+    let down = false;
     return follow(filters, onItem, (s) => {
-      if (s === "reconnecting") setDropped(true);
+      if (s === "reconnecting") {
+        down = true;
+        setDropped(true);
+      } else if (s === "live" && down) {
+        down = false;
+        onBack();
+      }
       setState(s);
     });
   }, deps);
@@ -103,6 +114,7 @@ export function EventsPage(props: { project: string }) {
       );
     },
     [props.project, filters, page],
+    () => void load(),
   );
   const csv =
     projectPath(props.project, "events") +

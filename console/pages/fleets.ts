@@ -37,8 +37,10 @@ export function FleetsPage(props: { project: string; canEdit: boolean }) {
   const [label, setLabel] = useState("");
   const [rule, setRule] = useState("");
   const action = useAction();
+  const [fault, setFault] = useState<string | undefined>(undefined);
   const create = async (e: Event) => {
     e.preventDefault();
+    setFault(label.trim() === "" ? "Give the fleet a name" : undefined);
     if (label.trim() === "") return;
     const ok = await action.run(() =>
       api(projectPath(props.project, "fleets"), {
@@ -73,7 +75,7 @@ export function FleetsPage(props: { project: string; canEdit: boolean }) {
             onInput=${(e: Event) => setRule((e.target as HTMLInputElement).value)}
         /></label>
         <button type="submit" disabled=${action.busy}>Create fleet</button>
-        <${ErrorText} error=${action.error} />
+        <${ErrorText} error=${fault ?? action.error} />
       </form>`
     }
     <${Loading} loaded=${fleets}>${(r: { fleets: Fleet[] }) =>

@@ -1,6 +1,15 @@
 import { useState } from "preact/hooks";
 import { api, projectPath } from "../api.js";
-import { ErrorText, jsonText, Loading, useAction, useLoad, when, type DeviceProps } from "../components.js";
+import {
+  ErrorText,
+  jsonText,
+  Loading,
+  payloadText,
+  useAction,
+  useLoad,
+  when,
+  type DeviceProps,
+} from "../components.js";
 import { html } from "../html.js";
 
 interface ListedNote {
@@ -83,7 +92,7 @@ function NoteRow(props: DeviceProps & { file: string; note: ListedNote; reload: 
           : jsonText(note.body)
       }
     </td>
-    <td>${note.payload ? `${Math.floor((note.payload.length * 3) / 4)} B` : ""}</td>
+    <td class="mono">${payloadText(note.payload)}</td>
     <td>${note.pending ? "waiting for the device" : ""}</td>
     <td>
       ${props.canEdit && isDb && !editing ? html`<button type="button" onClick=${() => setEditing(true)}>Edit</button>` : null}

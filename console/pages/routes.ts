@@ -77,46 +77,66 @@ function RouteEditor(props: { project: string; route?: RouteSummary; done: () =>
   </form>`;
 }
 
-/** Sends a sample event for a device (stored as a real event, so every matching route gets it). */
-function TestRoute(props: { project: string; done: () => void }) {
+/** What a route test answers: the attempt's log (status, the endpoint's answer, its time). */
+interface TestResult {
+  status: string;
+  attn: boolean;
+  text?: string;
+  duration: number;
+  url: string;
+}
+
+/** What is wrong with a route test's sample before it is sent (the hub checks it again). */
+export function sampleFault(device: string, file: string, body: string): string | undefined {
+  if (!/^dev:[0-9A-Za-z]{1,64}$/.test(device.trim()))
+    return "The device must be a DeviceUID: dev: then its digits or hex (dev:000000000000000)";
+  // eslint-disable-next-line no-control-regex
+  if (!/^[^\u0000-\u001f\u007f,]+\.(qo|qos|qi|qis|db|dbs|dbx)$/.test(file.trim()))
+    return "The notefile must be a name ending .qo, .qi or .db (data.qo)";
+  const read = readJsonObject(body);
+  return "fault" in read ? read.fault : undefined;
+}
+
+/**
+ * Sends a sample event through this route only: the hub posts it to the route's endpoint and
+ * logs the attempt (source `test`) without storing an event, so no other route sees it.
+ */
+function TestRoute(props: { project: string; route: RouteSummary }) {
   const [device, setDevice] = useState("dev:000000000000000");
   const [file, setFile] = useState("data.qo");
   const [body, setBody] = useState('{"test": true}');
   const [fault, setFault] = useState<string | undefined>(undefined);
+  const [result, setResult] = useState<TestResult | undefined>(undefined);
   const action = useAction();
   const submit = async (e: Event) => {
     e.preventDefault();
+    const wrong = sampleFault(device, file, body);
+    setFault(wrong);
+    if (wrong) return;
     const read = readJsonObject(body);
-    if ("fault" in read) return setFault(read.fault);
-    setFault(undefined);
-    const ok = await action.run(async () => {
-      const { products } = await api<{ products: { uid: string }[] }>(projectPath(props.project, "products"));
-      if (!products[0]) throw new Error("The project has no product: create one first");
-      await api(
-        `/v1/products/${encodeURIComponent(products[0].uid)}/devices/${encodeURIComponent(device)}/webhook-event`,
-        { method: "POST", body: { file, body: read.value } },
-      );
+    const path = `/console/api/projects/${encodeURIComponent(props.project)}/routes/${encodeURIComponent(props.route.uid)}/test`;
+    setResult(undefined);
+    await action.run(async () => {
+      const sample = { device: device.trim(), file: file.trim(), body: "value" in read ? read.value : {} };
+      setResult(await api<TestResult>(path, { method: "POST", body: sample }));
     });
-    if (ok) props.done();
   };
-  return html`<form class="filters" onSubmit=${submit} aria-label="Test with a sample event">
-    <label
-      >Device
-      <input
-        name="device"
-        value=${device}
-        onInput=${(e: Event) => setDevice((e.target as HTMLInputElement).value)}
-    /></label>
-    <label
-      >Notefile
-      <input name="file" value=${file} onInput=${(e: Event) => setFile((e.target as HTMLInputElement).value)}
-    /></label>
-    <label
-      >Body
-      <input name="body" value=${body} onInput=${(e: Event) => setBody((e.target as HTMLInputElement).value)}
-    /></label>
-    <button type="submit" disabled=${action.busy}>Send a sample event</button>
+  const field = (name: string, label: string, value: string, set: (v: string) => void) =>
+    html`<label
+      >${label}
+      <input name=${name} value=${value} onInput=${(e: Event) => set((e.target as HTMLInputElement).value)}
+    /></label>`;
+  return html`<form class="filters route-test" onSubmit=${submit} aria-label=${`Test ${props.route.label}`}>
+    ${field("device", "Device", device, setDevice)} ${field("file", "Notefile", file, setFile)}
+    ${field("body", "Body", body, setBody)}
+    <button type="submit" disabled=${action.busy}>Send the sample</button>
     <${ErrorText} error=${fault ?? action.error} />
+    ${
+      result &&
+      html`<p class=${`test-result ${result.attn ? "error" : ""}`} role="status">
+        ${result.status} in ${result.duration} ms from ${result.url}${result.text ? `: ${result.text}` : ""}
+      </p>`
+    }
   </form>`;
 }
 
@@ -162,7 +182,7 @@ export function RoutesPage(props: { project: string; canEdit: boolean }) {
   const routes = useLoad(() => api<RouteSummary[]>(projectPath(props.project, "routes")), [props.project]);
   const [editing, setEditing] = useState<RouteSummary | "new" | undefined>(undefined);
   const [logs, setLogs] = useState<string | undefined>(undefined);
-  const [testing, setTesting] = useState(false);
+  const [testing, setTesting] = useState<string | undefined>(undefined);
   const action = useAction();
   const edit = (uid: string) =>
     action.run(async () => setEditing(await api<RouteSummary>(projectPath(props.project, "routes", uid))));
@@ -172,11 +192,8 @@ export function RoutesPage(props: { project: string; canEdit: boolean }) {
       .then(routes.reload);
   return html`<section>
     <${Heading} title="Routes">${
-      props.canEdit &&
-      html`<button type="button" onClick=${() => setEditing("new")}>New route</button>
-        <button type="button" onClick=${() => setTesting(!testing)}>Test with a sample event</button>`
+      props.canEdit && html`<button type="button" onClick=${() => setEditing("new")}>New route</button>`
     }</${Heading}>
-    ${testing && html`<${TestRoute} project=${props.project} done=${() => setTesting(false)} />`}
     ${
       editing &&
       html`<${RouteEditor}
@@ -206,17 +223,23 @@ export function RoutesPage(props: { project: string; canEdit: boolean }) {
               ${list.map(
                 (r) =>
                   html`<tr>
-                    <td>${r.label} <span class="mono muted">${r.uid}</span></td>
-                    <td>${r.type}</td>
-                    <td>${when(r.modified)}</td>
-                    <td>${r.disabled ? "disabled" : "enabled"}</td>
-                    <td>
-                      <button type="button" onClick=${() => setLogs(logs === r.uid ? undefined : r.uid)}>
-                        Logs
-                      </button>
-                      ${props.canEdit && html`<button type="button" onClick=${() => edit(r.uid)}>Edit</button><button type="button" onClick=${() => remove(r.uid)}>Delete</button>`}
-                    </td>
-                  </tr>`,
+                      <td>${r.label} <span class="mono muted">${r.uid}</span></td>
+                      <td>${r.type}</td>
+                      <td>${when(r.modified)}</td>
+                      <td>${r.disabled ? "disabled" : "enabled"}</td>
+                      <td>
+                        <button type="button" onClick=${() => setLogs(logs === r.uid ? undefined : r.uid)}>
+                          Logs
+                        </button>
+                        ${props.canEdit && html`<button type="button" onClick=${() => edit(r.uid)}>Edit</button><button type="button" onClick=${() => remove(r.uid)}>Delete</button><button type="button" onClick=${() => setTesting(testing === r.uid ? undefined : r.uid)}>Test with a sample event</button>`}
+                      </td>
+                    </tr>
+                    ${
+                      testing === r.uid &&
+                      html`<tr>
+                        <td colspan="5"><${TestRoute} project=${props.project} route=${r} /></td>
+                      </tr>`
+                    }`,
               )}
             </tbody>
           </table>`}</${Loading}>

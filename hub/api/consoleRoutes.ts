@@ -1,6 +1,7 @@
 import { csrfToken, sessionCookie, sessionCookieHeader } from "../auth/consoleSession.js";
 import { consoleAsset, consolePage, CONSOLE_HEADERS } from "../console/consolePage.js";
 import { HttpError } from "../HttpError.js";
+import { registerConsoleProjectRoutes } from "./consoleProjectRoutes.js";
 import { SESSION_TOKEN_MS, signIn } from "./authRoutes.js";
 import type { HubRouter, PublicContext } from "./HubRouter.js";
 import { CONSOLE_LOGIN } from "./requestBodies.js";
@@ -86,4 +87,6 @@ export function registerConsoleRoutes(router: HubRouter): void {
     ctx.reply.header("set-cookie", sessionCookieHeader("", 0, ctx.request.protocol === "https"));
     return { signed_out: true };
   });
+
+  registerConsoleProjectRoutes(router);
 }

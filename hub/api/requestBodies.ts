@@ -106,3 +106,11 @@ export const LOGIN = body({ username: anyValue(), password: anyValue() });
 
 /** The console's sign-in form (`POST /console/api/login`): the fields a browser form names. */
 export const CONSOLE_LOGIN = body({ email: anyValue(), password: anyValue() });
+
+/** The console's route test (`POST /console/api/projects/P/routes/R/test`): the sample event. */
+export const ROUTE_TEST = body({
+  device: text({ required: true }),
+  file: text({ required: true }),
+  body: object(),
+  payload: text(),
+});

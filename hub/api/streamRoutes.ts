@@ -9,6 +9,8 @@ import type { AccountContext, HubRouter } from "./HubRouter.js";
 export const STREAM_PATH = "/console/api/stream";
 /** A comment line this often keeps proxies and browsers from timing the stream out (real time). */
 const HEARTBEAT_MS = 15_000;
+/** How soon a client whose stream dropped connects again (the stream's `retry:`). */
+const RECONNECT_MS = 1000;
 /** The notefile a session item stands for when a notefile filter is given. */
 const SESSION_FILE = "_session.qo";
 
@@ -87,6 +89,8 @@ export function registerStreamRoutes(router: HubRouter): void {
     });
     const send = (kind: string, data: unknown) =>
       response.write(`event: ${kind}\ndata: ${JSON.stringify(data)}\n\n`);
+    // A browser whose stream drops (the hub restarted) tries again after a second, not its default 3.
+    response.write(`retry: ${RECONNECT_MS}\n\n`);
     send("hello", { kinds: [...filter.kinds], at: services.clock.now() });
     open.add(response);
     const unsubscribe = services.feed.subscribe((item) => {

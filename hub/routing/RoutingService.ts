@@ -12,6 +12,7 @@ import { MqttPublisher } from "./MqttPublisher.js";
 import { ProxyRequests, type ProxyTarget, type WebRequest, type WebResponse } from "./ProxyRequests.js";
 import { RouteCatalogue } from "./RouteCatalogue.js";
 import { RouteTargets, type RouteTargetOptions } from "./RouteTargets.js";
+import { RouteTester, type SampleEvent } from "./RouteTester.js";
 
 export { DEFAULT_TIMEOUT_MS, LOG_TEXT_BYTES } from "./AttemptSender.js";
 export { RETRY_DELAYS_MS } from "./DeliveryQueue.js";
@@ -26,6 +27,7 @@ export {
   type WebResponse,
 } from "./ProxyRequests.js";
 export { MAX_TIMEOUT_MS } from "./routeFields.js";
+export type { SampleEvent } from "./RouteTester.js";
 
 /** Route logs kept unless told otherwise: the newest 1,000 of each route, none older than 30 days. */
 export const DEFAULT_LOG_RETENTION: RouteLogRetention = { keepPerRoute: 1000, maxAgeMs: 30 * 86_400_000 };
@@ -71,6 +73,7 @@ export class RoutingService {
   readonly #catalogue: RouteCatalogue;
   readonly #queue: DeliveryQueue;
   readonly #proxy: ProxyRequests;
+  readonly #tester: RouteTester;
   /** Attempts and web requests in flight. */
   readonly #inflight = new Set<Promise<void>>();
   readonly #watchers = new Set<() => void>();
@@ -113,6 +116,10 @@ export class RoutingService {
       this.#inflight,
       report,
     );
+    this.#tester = new RouteTester(store, clock, ids, this.#catalogue, sender, this.#inflight, (log) => {
+      options.onAttempt?.(log);
+      this.#changed();
+    });
     this.#unsubscribe = events.subscribe((event) => this.#queue.received(event));
     this.#queue.start();
   }
@@ -155,6 +162,15 @@ export class RoutingService {
    */
   reroute(projectUid: string, eventUid: string, routeUids?: string[]): Promise<string[] | undefined> {
     return this.#queue.reroute(projectUid, eventUid, routeUids);
+  }
+
+  /**
+   * Sends a sample event through this route only, never storing it as an event (the hosted
+   * console's route test); resolves with the attempt's log (source `test`), or undefined when the
+   * project has no such route.
+   */
+  test(projectUid: string, routeUid: string, sample: SampleEvent): Promise<RouteLogRecord | undefined> {
+    return this.#tester.test(projectUid, routeUid, sample);
   }
 
   // --- proxy routes ----------------------------------------------------------------------------

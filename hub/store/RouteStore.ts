@@ -1,7 +1,8 @@
 import type { JsonObject } from "../../core/json.js";
 
 /** Why an attempt was made (shown in route logs as `source`). */
-export type RouteSource = "routing" | "retry" | "manual reroute" | "web proxy";
+/** `test`: a sample event sent through the route by hand (RoutingService.test), never stored as an event. */
+export type RouteSource = "routing" | "retry" | "manual reroute" | "web proxy" | "test";
 
 /** A route of a project: where its events go, with the settings of its type. */
 export interface RouteRecord {

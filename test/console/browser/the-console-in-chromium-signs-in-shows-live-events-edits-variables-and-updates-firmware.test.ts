@@ -46,6 +46,17 @@ describe.runIf(browserAvailable())("the console in a real browser", () => {
       ...VIEWER,
       project: { uid: project, role: "viewer" },
     });
+    // A route (taking a notefile nothing writes), so the routes page has a row and its controls.
+    const route = await fetch(`${local.hub.url}/v1/projects/${project}/routes`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${local.hub.credentials.token}`, "content-type": "application/json" },
+      body: JSON.stringify({
+        label: "alerts endpoint",
+        type: "http",
+        http: { url: "http://127.0.0.1:9/alerts", filter: { type: "include", files: ["alerts.qo"] } },
+      }),
+    });
+    expect(route.status).toBe(201);
     browser = await startBrowser();
   }, 60_000);
 
@@ -103,9 +114,11 @@ describe.runIf(browserAvailable())("the console in a real browser", () => {
     const row = page.locator("table.devices tbody tr", { hasText: module().deviceUid });
     await row.waitFor();
     await expect(row.textContent()).resolves.toMatch(/NOTE-\w+/);
+    await row.locator("td.signal", { hasText: /bars/ }).waitFor();
     await shoot(page, "devices");
     await row.getByRole("link").click();
     await page.locator(".session-row").first().waitFor();
+    await page.locator(".facts dd.signal", { hasText: /bars/ }).waitFor();
     await shoot(page, "device");
     await page.close();
   });
@@ -171,7 +184,10 @@ describe.runIf(browserAvailable())("the console in a real browser", () => {
     ).toBe(0);
     await open(page, "routes");
     await page.getByRole("heading", { name: "Routes" }).waitFor();
-    expect(await page.getByRole("button", { name: /New route|Test with a sample event/ }).count()).toBe(0);
+    await page.locator("table.grid tr", { hasText: "alerts endpoint" }).waitFor();
+    expect(
+      await page.getByRole("button", { name: /New route|Test with a sample event|Edit|Delete/ }).count(),
+    ).toBe(0);
     // The page's own session, as a forger would use it: without the CSRF token, and as a viewer with it.
     const path = `/v1/projects/${project}/devices/${module().deviceUid}/environment_variables`;
     const forged = await page.evaluate(async (p) => {
