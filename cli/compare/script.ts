@@ -25,7 +25,7 @@ export function isCommand(request: JsonObject): boolean {
 
 /** Why one line of a script is not a request, or undefined when it is one. */
 function requestProblem(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return "is not a JSON object";
   const o = value as Record<string, unknown>;
   if (typeof o["req"] !== "string" && typeof o["cmd"] !== "string") return 'has no "req" (or "cmd") name';
   if (o["req"] !== undefined && o["cmd"] !== undefined) return 'has both "req" and "cmd"';
@@ -113,11 +113,12 @@ export function writeTranscript(file: string, transcript: Transcript): void {
 }
 
 function entryProblem(value: unknown): string | undefined {
-  if (typeof value !== "object" || value === null || Array.isArray(value)) return "not a JSON object";
+  if (typeof value !== "object" || value === null || Array.isArray(value))
+    return "the line is not a JSON object";
   const o = value as Record<string, unknown>;
+  if (o["request"] === undefined) return 'its "request" is missing';
   const problem = requestProblem(o["request"]);
-  if (problem)
-    return `its "request" is ${problem === "not a JSON object" ? "missing" : `a request that ${problem}`}`;
+  if (problem) return `its "request" ${problem}`;
   const reply = o["reply"];
   if (reply !== undefined && reply !== null && (typeof reply !== "object" || Array.isArray(reply)))
     return 'its "reply" is not a JSON object';
