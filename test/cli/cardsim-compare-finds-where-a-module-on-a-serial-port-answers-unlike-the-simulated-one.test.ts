@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -138,6 +138,21 @@ describe.skipIf(!PtyPair.available())("cardsim compare against a module on a ser
           lines.slice(1).map((l) => (typeof l === "string" ? l.replace(/ \(line \d+\)/, "") : l)),
         );
         expect(replay.code).toBe(1);
+
+        // A rules file: errors by their tags alone, hub.get's mode masked, card.version's api ignored.
+        const rules = join(dir, "rules.json");
+        writeFileSync(rules, JSON.stringify({ mask: ["err", "hub.get:mode"], ignore: ["card.version:api"] }));
+        const masked = await runCli(["compare", "--transcript", transcript, "--rules", rules], {
+          timeoutMs: RUN_MS,
+        });
+        expect(masked.stdout.trimEnd().split("\n").slice(1)).toEqual([
+          '#2 {"req":"card.status"}',
+          "  usb: real is string, simulated is boolean",
+          '#19 {"req":"card.no-such-request"}',
+          "  error code: real {io}, simulated {io} {not-supported}",
+          "47 requests: 45 the same, 2 differ",
+        ]);
+        expect(masked.code).toBe(1);
       } finally {
         await module.close();
       }
