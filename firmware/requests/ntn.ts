@@ -21,7 +21,7 @@ interface NtnSettings {
 /**
  * The modules (by the Notebox each boot opens) whose host cleared the pairing with `ntn.reset`:
  * until its next boot, when it finds the wired Starnote again, such a module answers as if none
- * were there. RAM, as the pairing the real module keeps survives `card.restore` but not this.
+ * were there. Kept in RAM: the pairing itself survives `card.restore`; only this clears it.
  */
 const unpaired = new WeakSet<Notebox>();
 
