@@ -1,5 +1,6 @@
 import type { Command } from "commander";
 import { registerBoards } from "./boards.js";
+import { registerCompareCommand } from "./compare.js";
 import { registerFlashCommand } from "./flash.js";
 import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
@@ -20,4 +21,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerSelftestCommand,
   registerWorldCommand,
   registerTailCommand,
+  registerCompareCommand,
 ];

@@ -306,7 +306,7 @@ export function addModuleOptions(command: Command): Command {
     .option("--gpiod-tools <DIR>", "folder of gpioset, gpioget and gpiomon when they are not on PATH")
     .option(
       "--sku <SKU>",
-      "hardware variant: cell, cell-wifi, wifi, lora, ntn, or a SKU; +xp for extended power (default: cell)",
+      "hardware variant: cell, cell-wifi, wifi, lora, ntn, or a SKU; +xp for extended power, +starnote for a wired satellite module (default: cell)",
       parseVariant,
     )
     .option("--seed <SEED>", "seed the module's randomness (repeatable identity and IDs)")

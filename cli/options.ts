@@ -20,7 +20,7 @@ export function parseVariant(value: string): Variant {
   if (!found) {
     const all = Object.values(VARIANTS);
     throw new InvalidArgumentError(
-      `unknown module "${value}"; one of ${all.map((v) => `${v.name} (${v.sku})`).join(", ")}, optionally with +xp`,
+      `unknown module "${value}"; one of ${all.map((v) => `${v.name} (${v.sku})`).join(", ")}, optionally with +xp or +starnote`,
     );
   }
   return found;

@@ -15,6 +15,7 @@ import type { LineReply } from "./host/LineReply.js";
 import { errorLine, readRequestLine, traceLine, wireReply } from "./host/RequestLine.js";
 import { RequestDispatcher } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
+import { traceRequested } from "./requests/cardConsole.js";
 import { Notebox } from "./storage/Notebox.js";
 import { LargeObjectStore } from "./storage/LargeObjectStore.js";
 import type { Crypto } from "../core/Crypto.js";
@@ -341,13 +342,8 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
    * Handles one line from a host link (without its `\n`) and returns the bytes to send back:
    * a JSON reply ending `\r\n`, `\r\n` alone for a blank line, or undefined (a `cmd`, binary data).
    */
-  handleLine(line: Uint8Array): Promise<string | undefined> {
-    return this.#writers.serialize(async () => {
-      const out = await this.#handleLine(line);
-      if (this.#options.trace) traceLine(this.log, line, out);
-      this.#exchanges.tell(line, out?.text);
-      return out?.text;
-    });
+  async handleLine(line: Uint8Array): Promise<string | undefined> {
+    return (await this.handleLineReply(line))?.text;
   }
 
   /**
@@ -357,7 +353,8 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   handleLineReply(line: Uint8Array): Promise<LineReply | undefined> {
     return this.#writers.serialize(async () => {
       const out = await this.#handleLine(line);
-      if (this.#options.trace) traceLine(this.log, line, out);
+      // `--trace`, or the host's card.trace mode:on.
+      if (this.#options.trace || traceRequested(this.#notebox)) traceLine(this.log, line, out);
       this.#exchanges.tell(line, out?.text);
       return out;
     });

@@ -34,6 +34,11 @@ export interface Variant {
    * periods (`card.voltage mode`, `hub.set vinbound/voutbound`) are not available.
    */
   readonly extendedPower: boolean;
+  /**
+   * A satellite module (Starnote) wired to this one (`+starnote`): `ntn.*` answer with it, the
+   * `ntn` transports use it, and templates need a port and the compact format, as on LoRa.
+   */
+  readonly starnote: boolean;
   /** Every real SKU of this family (`--sku` accepts any of them). */
   readonly skus: readonly string[];
 }
@@ -46,6 +51,7 @@ const base = {
   ntn: false,
   accelerometer: true,
   extendedPower: false,
+  starnote: false,
 };
 
 export const VARIANTS: Readonly<Record<VariantName, Variant>> = {
@@ -146,14 +152,20 @@ export function extendedPowerVariant(variant: Variant): Variant {
 
 /**
  * A variant from a command-line style spec: a variant name (`cell-wifi`) or a SKU
- * (`NOTE-WBNAW`), optionally followed by `+xp` for the extended-power module.
+ * (`NOTE-WBNAN`), optionally followed by `+xp` for the extended-power module and `+starnote`
+ * for a satellite module wired to it (in either order).
  */
 export function resolveVariant(spec: string): Variant | undefined {
-  const xp = /\+xp$/i.test(spec);
-  const core = xp ? spec.slice(0, -3) : spec;
-  const variant = variantNamed(core.toLowerCase()) ?? variantForSku(core);
-  if (!variant) return undefined;
-  return xp ? extendedPowerVariant(variant) : variant;
+  const [core = "", ...extras] = spec.split("+");
+  let variant = variantNamed(core.toLowerCase()) ?? variantForSku(core);
+  for (const extra of extras) {
+    if (!variant) return undefined;
+    const kind = extra.toLowerCase();
+    if (kind === "xp") variant = extendedPowerVariant(variant);
+    else if (kind === "starnote") variant = { ...variant, starnote: true };
+    else return undefined;
+  }
+  return variant;
 }
 
 /** Every variant but LoRa (requests LoRa modules do not have). */

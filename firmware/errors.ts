@@ -44,6 +44,16 @@ export const unknownArguments = (name: string, fields: readonly string[]): SimEr
 export const notYetBuilt = (name: string, what: string): SimError =>
   simError(`${name}: ${what} is not available in this simulator release {not-supported}`);
 
+// ntn.status sample of the public schema (ntn.status.rsp), word for word.
+export const noNtnModule = (): SimError => simError("no NTN module is connected {no-ntn-module}");
+// card.sleep (wording ours: docs/module.md).
+export const sleepSecondsInvalid = (got: number): SimError =>
+  simError(`card.sleep: seconds must be at least 30, or -1 to reset (got ${got})`);
+export const sleepModeInvalid = (mode: string): SimError =>
+  simError(`card.sleep: mode "${echo(mode, 32)}" is not one of accel, -accel`);
+export const traceModeInvalid = (mode: string): SimError =>
+  simError(`card.trace: mode "${echo(mode, 32)}" is not one of on, off`);
+
 // --- storage ---------------------------------------------------------------------------------
 export const storageFull = (): SimError =>
   simError("error writing to flash: storage is full {file-storage-full} {full}");
@@ -267,10 +277,6 @@ export const templateEmptyArray = (field: string): SimError =>
   simError(`error creating template: ${echo(field)}: an array hint needs at least one element`);
 export const templateCompactKeyHint = (key: string, hints: string): SimError =>
   simError(`error creating template: ${key} in a compact template takes ${hints}`);
-export const templateOnInbound = (name: string): SimError =>
-  simError(
-    `cannot set a template on inbound queue ${echo(name)}: templates apply to .qo, .qos, .db, .dbs and .dbx notefiles`,
-  );
 export const templateFormatInvalid = (format: string): SimError =>
   simError(`unknown template format: ${echo(format)} (use "compact", or omit format)`);
 export const templateLengthInvalid = (length: number, max: number): SimError =>

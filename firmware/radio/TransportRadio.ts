@@ -76,7 +76,7 @@ const CELLULAR_RATS = ["lte", "catm", "nbiot", "gsm"];
  * access technology (`rat`, `bearer`) is what sessions, `card.wireless` and the hub see. Once on
  * a fallback, the module stays there for the method's `seconds` (default 3600) before it tries
  * the first technology again, as the schema's `seconds` describes. No technology: not registered.
- * The NTN technology needs the satellite radio (a Starnote on other modules is not modelled).
+ * The NTN technology needs the satellite radio: built in, or a Starnote wired to the module.
  */
 export class TransportRadio implements RadioConditions {
   #fallbackUntil = 0;
@@ -134,7 +134,7 @@ export class TransportRadio implements RadioConditions {
   #has(technology: Technology): boolean {
     if (technology === "cell") return this.variant.cell;
     if (technology === "wifi") return this.variant.wifi;
-    return this.variant.ntn;
+    return this.variant.ntn || this.variant.starnote;
   }
 }
 

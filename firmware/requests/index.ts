@@ -2,6 +2,7 @@ import { attnRequests } from "./attn.js";
 import { auxRequests } from "./aux.js";
 import { binaryRequests } from "./binary.js";
 import { cardRequests } from "./card.js";
+import { cardConsoleRequests } from "./cardConsole.js";
 import { dfuRequests } from "./dfu.js";
 import { echoRequests } from "./echo.js";
 import { envRequests } from "./env.js";
@@ -10,6 +11,7 @@ import { hubRequests } from "./hub.js";
 import { locationRequests } from "./location.js";
 import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
+import { ntnRequests } from "./ntn.js";
 import { penaltyRequests } from "./penalty.js";
 import type { RequestTable } from "./RequestTable.js";
 import { radioRequests } from "./radio.js";
@@ -39,5 +41,7 @@ export const allRequests: readonly RequestTable[] = [
   dfuRequests,
   webRequests,
   radioRequests,
+  cardConsoleRequests,
+  ntnRequests,
   unbuiltRequests,
 ];

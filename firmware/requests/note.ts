@@ -24,7 +24,6 @@ import {
   templateCompactRequired,
   templateFormatInvalid,
   templateLengthInvalid,
-  templateOnInbound,
   templatePortInUse,
   templatePortInvalid,
   templatePortRequired,
@@ -56,9 +55,12 @@ function maxArg(args: Args): number | undefined {
   return max;
 }
 
-/** Variants whose templates must carry a port and use the compact format (LoRa, satellite). */
+/**
+ * Variants whose templates must carry a port and use the compact format: LoRa, satellite, and a
+ * module paired with a Starnote (note.template.req schema, `port` and `format`).
+ */
 function needsCompactPortTemplates(variant: Variant): boolean {
-  return variant.lora || variant.ntn;
+  return variant.lora || variant.ntn || variant.starnote;
 }
 
 function noteAdd({ name, args, module }: RequestContext): JsonObject {
@@ -232,8 +234,8 @@ function noteChanges({ args, module }: RequestContext): JsonObject {
 
 function noteTemplate({ args, module }: RequestContext): JsonObject {
   const fileName = fileArg(args);
-  const kind = checkNotefileName(fileName);
-  if (kind.queue && kind.direction === "in") throw templateOnInbound(fileName);
+  // Every kind, inbound queues too: a satellite link carries the hub's notes templated as well.
+  checkNotefileName(fileName);
   const body = args.object("body");
   // A template attribute (schema): drop pending notes of this template when syncing over the
   // wrong transport (NTN vs. cellular/WiFi). It does not remove the template.

@@ -20,11 +20,6 @@ const waitingFor: Record<string, Waiting> = {
   // card.* requests that need hardware or a later capability.
   "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
   "card.power": { what: "the Mojo power monitor model" },
-  "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },
-  "card.trace": { what: "trace output on the host link" },
-  "ntn.gps": { what: "the satellite (NTN) radio model", variants: ["ntn"] },
-  "ntn.reset": { what: "the satellite (NTN) radio model", variants: ["ntn"] },
-  "ntn.status": { what: "the satellite (NTN) radio model", variants: ["ntn"] },
 };
 
 function unbuilt({ what, variants }: Waiting): RequestDefinition {

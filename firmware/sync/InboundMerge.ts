@@ -2,7 +2,9 @@ import { notefileKind } from "../../core/NotefileKind.js";
 import { mergeNote } from "../../protocol/merge.js";
 import type { AckReply, PullReply } from "../../protocol/messages.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
+import type { Note } from "../storage/Note.js";
 import type { Notefile } from "../storage/Notefile.js";
+import { currentTemplate } from "../storage/notefileTemplates.js";
 import { fromRecord, toRecord } from "../storage/noteVersions.js";
 import { exchange } from "./HubExchange.js";
 import type { Traffic } from "./SyncState.js";
@@ -55,12 +57,7 @@ export function merge(module: SyncHost, batch: PullReply): number {
   for (const record of fresh) {
     if (kind.queue) {
       if (record.deleted) continue;
-      const note = fromRecord(record, true);
-      box.appendToQueue(batch.file, {
-        ...(note.body !== undefined ? { body: note.body } : {}),
-        ...(note.payload !== undefined ? { payload: note.payload } : {}),
-        time: note.time,
-      });
+      box.appendToQueue(batch.file, inboundContent(file, fromRecord(record, true)));
       continue;
     }
     const stored = file.notes.get(record.id);
@@ -73,4 +70,35 @@ export function merge(module: SyncHost, batch: PullReply): number {
   box.setFileMeta(file, { ...meta, pulled: Math.max(pulled, batch.through) });
   module.attn.noticeFileChanges(box);
   return fresh.length;
+}
+
+/**
+ * A note the hub sent to an inbound queue, as the queue keeps it: fitted to the queue's template
+ * when the host set one (`note.template` on a `.qi`, as satellite links need): fields the template
+ * lacks are dropped and values take its sizes, as the hub's compact encoding carries them.
+ */
+function inboundContent(
+  file: Notefile,
+  note: ReturnType<typeof fromRecord>,
+): Pick<Note, "body" | "payload" | "time" | "template"> {
+  const content = {
+    ...(note.body !== undefined ? { body: note.body } : {}),
+    ...(note.payload !== undefined ? { payload: note.payload } : {}),
+    time: note.time,
+  };
+  const current = currentTemplate(file);
+  if (!current) return content;
+  let fitted;
+  try {
+    fitted = current.template.fit(note.body, false, note.time);
+  } catch {
+    // A body the template cannot hold (a string where it has a number) is kept as sent.
+    return content;
+  }
+  return {
+    ...content,
+    ...(fitted.body !== undefined ? { body: fitted.body } : {}),
+    time: fitted.time,
+    template: current.number,
+  };
 }
