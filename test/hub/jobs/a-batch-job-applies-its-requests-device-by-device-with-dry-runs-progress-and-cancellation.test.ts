@@ -2,6 +2,8 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { JOB_STEP_MS } from "../../../hub/jobs/JobService.js";
 import { TestHub } from "../support/hubFixture.js";
 
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
 /**
  * Batch jobs through the API on the hub's fake clock: a run takes the devices the job selects
  * and applies their requests one device per step, its progress readable in the job's

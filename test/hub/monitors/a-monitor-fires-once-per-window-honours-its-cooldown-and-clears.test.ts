@@ -1,6 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { TestHub } from "../support/hubFixture.js";
 
+/* eslint-disable @typescript-eslint/no-explicit-any */
+
 /**
  * Monitors evaluated on the hub's (fake) clock against the events the hub stores: alerts raised
  * when the condition holds, once per window, cleared when it no longer does, notifications
@@ -154,17 +156,11 @@ describe("a monitor on the hub clock", () => {
   });
 
   it("counts events in a window, records no notification while silenced, and keeps to its notefiles and fleets", async () => {
-    const fleet = hub.ids.fleetUid();
-    await hub.store.projects.createFleet({
-      uid: fleet,
-      projectUid: hub.projectUid,
-      label: "Pumps",
-      created: hub.clock.now(),
-      smartRule: null,
-      smartRuleEnabled: false,
-      watchdogMins: 0,
-      connectivityAssurance: null,
-    } as any);
+    const made = await hub.request("POST", `/v1/projects/${hub.projectUid}/fleets`, {
+      as: "developer",
+      body: { label: "Pumps" },
+    });
+    const fleet = made.json.uid as string;
     await hub.store.devices.addToFleets(device, [fleet]);
     await create({
       source_selector: "",
