@@ -95,22 +95,43 @@ export class MonitorService {
   }
 
   async #drain(): Promise<void> {
+    // Let the rest of the committed batch arrive before looking at it.
     await Promise.resolve();
     while (this.#pending.length > 0 && !this.#stopped) {
       const work = this.#pending.shift()!;
       try {
-        if (work.kind === "event") await this.#event(work.event);
-        else await this.#closeDue(work.monitorUid, work.key, work.window);
+        if (work.kind === "close") await this.#closeDue(work.monitorUid, work.key, work.window);
+        else {
+          const batch = [work.event];
+          while (this.#pending[0]?.kind === "event")
+            batch.push((this.#pending.shift() as { event: EventRecord }).event);
+          await this.#events(batch);
+        }
       } catch (error) {
         if (!this.#stopped) this.onError(error);
       }
     }
   }
 
-  async #event(event: EventRecord): Promise<void> {
-    const monitors = (await this.store.monitors.listMonitors(event.projectUid))
-      .map((m) => ({ m, rules: monitorRules(m.settings) }))
-      .filter(({ rules }) => !rules.disabled && takesFile(rules, event.file));
+  /** Events in the order they were stored; one look at a project's monitors per batch. */
+  async #events(batch: readonly EventRecord[]): Promise<void> {
+    const byProject = new Map<string, EventRecord[]>();
+    for (const event of batch)
+      byProject.set(event.projectUid, [...(byProject.get(event.projectUid) ?? []), event]);
+    for (const [projectUid, events] of byProject) {
+      const monitors = (await this.store.monitors.listMonitors(projectUid))
+        .map((m) => ({ m, rules: monitorRules(m.settings) }))
+        .filter(({ rules }) => !rules.disabled);
+      if (monitors.length === 0) continue;
+      for (const event of events) {
+        if (this.#stopped) return;
+        await this.#event(event, monitors);
+      }
+    }
+  }
+
+  async #event(event: EventRecord, all: readonly { m: MonitorRecord; rules: MonitorRules }[]): Promise<void> {
+    const monitors = all.filter(({ rules }) => takesFile(rules, event.file));
     if (monitors.length === 0) return;
     const doc = eventDocument(event);
     let fleets: string[] | undefined;
