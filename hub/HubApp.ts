@@ -26,6 +26,8 @@ import { registerNoteRoutes } from "./api/noteRoutes.js";
 import { registerProjectRoutes } from "./api/projectRoutes.js";
 import { registerUsageRoutes } from "./api/usageRoutes.js";
 import { registerRouteRoutes } from "./api/routeRoutes.js";
+import { registerMonitorRoutes } from "./api/monitorRoutes.js";
+import { registerJobRoutes } from "./api/jobRoutes.js";
 import * as errors from "./errors.js";
 import { HttpError, OAuthError } from "./HttpError.js";
 import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
@@ -233,12 +235,17 @@ export async function buildHubApp(
           onFleetError:
             options.onFleetError ??
             ((error) => app.log.error({ err: error }, "smart fleet rules or fleet watchdogs failed")),
+          onAutomationError:
+            options.onAutomationError ??
+            ((error) => app.log.error({ err: error }, "a monitor or a batch job failed")),
         });
   // Services made here end with the app: route deliveries in flight stop before the store closes.
   if (!("services" in options))
     app.addHook("onClose", () => {
       services.smartFleets.stop();
       services.watchdogs.stop();
+      services.monitors.stop();
+      services.jobs.stop();
       return services.routing.stop();
     });
 
@@ -286,6 +293,8 @@ export async function buildHubApp(
   registerRouteRoutes(router);
   registerFirmwareRoutes(router);
   registerDfuRoutes(router);
+  registerMonitorRoutes(router);
+  registerJobRoutes(router);
   registerStreamRoutes(router);
   registerConsoleRoutes(router);
   await app.ready();

@@ -12,6 +12,8 @@ import { FirmwareService } from "./dfu/FirmwareService.js";
 import { EventService } from "./events/EventService.js";
 import { HubFeed } from "./feed/HubFeed.js";
 import { HubIds } from "./HubIds.js";
+import { JobService } from "./jobs/JobService.js";
+import { MonitorService } from "./monitors/MonitorService.js";
 import { NoteService } from "./notes/NoteService.js";
 import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js";
 import type { HubStore } from "./store/HubStore.js";
@@ -59,6 +61,10 @@ export interface HubServices {
   readonly dfu: DfuService;
   /** What happens as it happens: events, sessions, route deliveries, DFU steps (the live pages). */
   readonly feed: HubFeed;
+  /** Monitors evaluated against events on the hub clock, raising and clearing alerts. */
+  readonly monitors: MonitorService;
+  /** Batch jobs: runs applying a job's requests to the devices it selects, on the hub clock. */
+  readonly jobs: JobService;
 }
 
 export interface HubServicesOptions {
@@ -90,6 +96,8 @@ export interface HubServicesOptions {
   onRoutingError?: (error: unknown) => void;
   /** Told of a fault of smart fleet rules or fleet watchdogs (a store failure); they go on. */
   onFleetError?: (error: unknown) => void;
+  /** Told of a fault of monitors or batch jobs (a store failure); they go on. */
+  onAutomationError?: (error: unknown) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -112,6 +120,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   });
   const onFleetError = options.onFleetError ?? (() => undefined);
   const watchdogs = new FleetWatchdogs(store, clock, events, onFleetError);
+  const onAutomationError = options.onAutomationError ?? (() => undefined);
   return {
     store,
     clock,
@@ -146,5 +155,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     firmware,
     dfu,
     feed,
+    monitors: new MonitorService(store, clock, ids, events, onAutomationError),
+    jobs: new JobService(store, clock, notifier, onAutomationError, () => watchdogs.changed()),
   };
 }

@@ -154,6 +154,9 @@ export const descriptionNotFound = (name: string): HttpError => notFound("descri
 export const envVarNotFound = (key: string): HttpError => notFound("environment variable", key);
 export const eventNotFound = (uid: string): HttpError => notFound("event", uid);
 export const hubRouteNotFound = (uid: string): HttpError => notFound("route", uid);
+export const monitorNotFound = (uid: string): HttpError => notFound("monitor", uid);
+export const jobNotFound = (uid: string): HttpError => notFound("job", uid);
+export const jobRunNotFound = (uid: string): HttpError => notFound("job run", uid);
 export const publicKeyNotFound = (uid: string): HttpError =>
   new HttpError(404, `The requested resource could not be found: device ${echo(uid)} has no public key yet`);
 export const serialAmbiguous = (sn: string, count: number): HttpError =>

@@ -148,6 +148,8 @@ export class InProcessHub extends HubApi {
     for (const listener of this.#parts.listeners.splice(0)) await listener.close();
     this.services.smartFleets.stop();
     this.services.watchdogs.stop();
+    this.services.monitors.stop();
+    this.services.jobs.stop();
     await this.services.routing.stop();
     if (this.#parts.app) await (await this.#parts.app).close();
     await this.store.close();

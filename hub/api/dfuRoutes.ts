@@ -5,6 +5,7 @@ import type { DfuRequestRecord, FirmwareType } from "../store/FirmwareStore.js";
 import type { DeviceFilter, DeviceRecord } from "../store/records.js";
 import { deviceFilter } from "./deviceRoutes.js";
 import { firmwareType } from "./firmwareRoutes.js";
+import { listAllDevices } from "../jobs/jobSelection.js";
 import type { HubRouter, ProjectContext } from "./HubRouter.js";
 import { DFU_ACTION } from "./requestBodies.js";
 import { resolveDevice } from "./resolve.js";
@@ -28,17 +29,8 @@ function stateMachine(r: DfuRequestRecord): JsonObject {
 }
 
 /** Every device of the project the filter matches (the actions apply to all of them). */
-async function allDevices(ctx: ProjectContext, filter: DeviceFilter): Promise<DeviceRecord[]> {
-  const out: DeviceRecord[] = [];
-  for (let offset = 0; ; offset += 1000) {
-    const page = await ctx.services.store.devices.listDevices(ctx.project.uid, filter, {
-      offset,
-      limit: 1000,
-    });
-    out.push(...page.items);
-    if (!page.hasMore) return out;
-  }
-}
+const allDevices = (ctx: ProjectContext, filter: DeviceFilter): Promise<DeviceRecord[]> =>
+  listAllDevices(ctx.services.store, ctx.project.uid, filter);
 
 /**
  * Device firmware updates: the update and cancel actions over the device filters, and the DFU

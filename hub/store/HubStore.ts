@@ -35,6 +35,7 @@ import type {
 import type { JsonObject } from "../../core/json.js";
 import type { RouteStore } from "./RouteStore.js";
 import type { FirmwareStore } from "./FirmwareStore.js";
+import type { JobStore, MonitorStore } from "./AutomationStore.js";
 
 export interface TransactionOptions {
   /**
@@ -65,6 +66,10 @@ export interface HubStore {
   readonly routes: RouteStore;
   /** Firmware images and DFU requests (hub/dfu). */
   readonly firmware: FirmwareStore;
+  /** Monitors and their alerts (hub/monitors). */
+  readonly monitors: MonitorStore;
+  /** Batch jobs and their runs (hub/jobs). */
+  readonly jobs: JobStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error

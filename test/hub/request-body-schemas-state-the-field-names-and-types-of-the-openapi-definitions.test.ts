@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { BodySchema, SchemaNode } from "../../hub/api/bodySchema.js";
 import * as bodies from "../../hub/api/requestBodies.js";
+import * as automation from "../../hub/api/automationBodies.js";
 import { ROUTE_BODY } from "../../hub/api/routeBody.js";
 import { CONTRACT_SKIP_MESSAGE, OpenApiContract } from "./support/OpenApiContract.js";
 
@@ -60,6 +61,20 @@ const OPERATIONS: {
   // NotehubRoute is the answer's shape too: its uid and modified are the hub's to set.
   { method: "POST", path: `${P}/routes`, ours: ROUTE_BODY, unread: ["uid", "modified"] },
   { method: "PUT", path: `${P}/routes/route:1`, ours: ROUTE_BODY, unread: ["uid", "modified"] },
+  // Monitor is the answer's shape too: uid, alert and last_routed_at are the hub's to set.
+  {
+    method: "POST",
+    path: `${P}/monitors`,
+    ours: automation.CREATE_MONITOR,
+    unread: ["uid", "alert", "last_routed_at"],
+  },
+  {
+    method: "PUT",
+    path: `${P}/monitors/monitor:1`,
+    ours: automation.UPDATE_MONITOR,
+    unread: ["uid", "alert", "last_routed_at"],
+  },
+  { method: "POST", path: `${P}/jobs`, ours: automation.JOB_DEFINITION },
 ];
 
 /** The JSON types a node takes (null left out); undefined when it takes any value. */
@@ -76,7 +91,7 @@ function compare(ours: Json, theirs: Json, path: string, problems: string[]): vo
     problems.push(`${path || "body"}: the definition says ${wanted}, ours takes ${mine.join(" or ")}`);
     return;
   }
-  const theirProps = (theirs.properties ?? {}) as Record<string, Json>;
+  const theirProps = (flat(theirs).properties ?? {}) as Record<string, Json>;
   const myProps = ours.properties as Record<string, Json> | undefined;
   for (const [name, schema] of Object.entries(theirProps)) {
     const field = path ? `${path}.${name}` : name;
@@ -93,10 +108,18 @@ function compare(ours: Json, theirs: Json, path: string, problems: string[]): vo
 
 const isObject = (v: unknown): v is Json => typeof v === "object" && v !== null && !Array.isArray(v);
 
+/** A schema with its `allOf` parts' fields gathered into its own (CreateMonitor: Monitor and what it requires). */
+function flat(node: Json): Json {
+  if (!Array.isArray(node.allOf)) return node;
+  const properties: Record<string, Json> = { ...((node.properties ?? {}) as Record<string, Json>) };
+  for (const part of node.allOf as Json[]) Object.assign(properties, flat(part).properties ?? {});
+  return { ...node, properties };
+}
+
 /** Every field path of a schema (nested objects' fields as `a.b`). */
 function fieldsOf(node: Json, path = ""): string[] {
   const out: string[] = [];
-  for (const [name, schema] of Object.entries((node.properties ?? {}) as Record<string, Json>)) {
+  for (const [name, schema] of Object.entries((flat(node).properties ?? {}) as Record<string, Json>)) {
     const field = path ? `${path}.${name}` : name;
     out.push(field, ...fieldsOf(schema, field));
   }

@@ -61,4 +61,16 @@ describe.skipIf(!contract)("the OpenAPI contract check", () => {
       /should be JSON/,
     );
   });
+
+  it("reads a oneOf whose branches all accept any object as anyOf (a monitor's alert routes), and only such a oneOf", () => {
+    const monitor = (routes: unknown[]) => JSON.stringify([{ uid: "monitor:1", alert_routes: routes }]);
+    const routes = [{ email: "ops@example.com" }, { url: "http://127.0.0.1:9/hook", message_type: "text" }];
+    expect(
+      c.check("GET", "/v1/projects/app:1/monitors", 200, "application/json", monitor(routes)).problems,
+    ).toEqual([]);
+    const wrong = monitor(["ops@example.com"]); // a target must be an object
+    expect(
+      c.check("GET", "/v1/projects/app:1/monitors", 200, "application/json", wrong).problems,
+    ).not.toEqual([]);
+  });
 });

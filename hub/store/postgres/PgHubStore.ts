@@ -7,6 +7,7 @@ import { PgNotefileStore } from "./PgNotefileStore.js";
 import { PgEnvStore, PgProjectStore } from "./PgProjectStore.js";
 import { PgRouteStore } from "./PgRouteStore.js";
 import { PgTelemetryStore } from "./PgTelemetryStore.js";
+import { SqlJobStore, SqlMonitorStore } from "../AutomationSql.js";
 
 /**
  * The hub store on a PostgreSQL server: several hub processes may share one database. Open it
@@ -23,6 +24,8 @@ export class PgHubStore implements HubStore {
   readonly credentials: PgCredentialStore;
   readonly routes: PgRouteStore;
   readonly firmware: PgFirmwareStore;
+  readonly monitors: SqlMonitorStore;
+  readonly jobs: SqlJobStore;
 
   private constructor(readonly connection: PgConnection) {
     const sql = connection;
@@ -36,6 +39,8 @@ export class PgHubStore implements HubStore {
     this.credentials = new PgCredentialStore(sql);
     this.routes = new PgRouteStore(sql);
     this.firmware = new PgFirmwareStore(sql);
+    this.monitors = new SqlMonitorStore(sql);
+    this.jobs = new SqlJobStore(sql);
   }
 
   /**

@@ -1,4 +1,5 @@
 import type pg from "pg";
+import { AUTOMATION_TABLES } from "../AutomationSql.js";
 
 /**
  * The PostgreSQL schema, migration by migration; `schema_version` records how many ran. Never edit
@@ -372,6 +373,8 @@ export const pgMigrations: readonly string[] = [
     RETURN '{}'::jsonb;
   END $$;
   `),
+  // 2: monitors with their alerts, batch jobs with their runs (SQLite's migration 9).
+  bytewise(AUTOMATION_TABLES),
 ];
 
 /** Raised for a database this hub cannot use as it is (the CLI prints its message as one line). */

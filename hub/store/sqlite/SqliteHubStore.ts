@@ -11,6 +11,7 @@ import { SqliteProjectStore } from "./SqliteProjectStore.js";
 import { SqliteRouteStore } from "./SqliteRouteStore.js";
 import { SqliteTelemetryStore } from "./SqliteTelemetryStore.js";
 import type { TransactionGate } from "./TransactionGate.js";
+import { SqlJobStore, SqlMonitorStore, type Statements } from "../AutomationSql.js";
 
 /**
  * `store` with every method passed through the gate: it waits while a transaction it is not part
@@ -40,6 +41,8 @@ export class SqliteHubStore implements HubStore {
   readonly credentials: SqliteCredentialStore;
   readonly routes: SqliteRouteStore;
   readonly firmware: SqliteFirmwareStore;
+  readonly monitors: SqlMonitorStore;
+  readonly jobs: SqlJobStore;
 
   /** Opens (creating and migrating as needed) the database at `path`, or ":memory:". */
   constructor(path: string) {
@@ -57,6 +60,13 @@ export class SqliteHubStore implements HubStore {
     this.credentials = gated(new SqliteCredentialStore(sql), gate);
     this.routes = gated(new SqliteRouteStore(sql), gate);
     this.firmware = gated(new SqliteFirmwareStore(sql), gate);
+    const statements: Statements = {
+      get: async (text, ...params) => sql.get(text, ...params),
+      all: async (text, ...params) => sql.all(text, ...params),
+      run: async (text, ...params) => sql.run(text, ...params).changes,
+    };
+    this.monitors = gated(new SqlMonitorStore(statements), gate);
+    this.jobs = gated(new SqlJobStore(statements), gate);
   }
 
   transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {

@@ -1,3 +1,4 @@
+import { AUTOMATION_TABLES } from "../AutomationSql.js";
 /**
  * Schema migrations, applied in order at open; `PRAGMA user_version` records how many ran. Never
  * edit a released migration: append a new one.
@@ -414,4 +415,6 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS route_logs_date ON route_logs(date);
   `,
+  // 9: monitors with their alerts, batch jobs with their runs. New tables only.
+  AUTOMATION_TABLES,
 ];

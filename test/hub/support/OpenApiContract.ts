@@ -42,6 +42,35 @@ function sanitize(node: unknown): unknown {
   return out;
 }
 
+/** Whether a schema accepts every object: it requires no member and forbids none. */
+function acceptsAnyObject(schema: Json | undefined): boolean {
+  return !!schema && schema.required === undefined && schema.additionalProperties !== false;
+}
+
+/**
+ * A `oneOf` whose branches (references to component schemas) each accept any object can never be
+ * met by an object: every one matches all of them (Monitor's `alert_routes`: Slack webhook, Slack
+ * bearer and e-mail targets, none with a required member). Such a `oneOf` is read as the
+ * `anyOf` it must mean; every other `oneOf` is left as written.
+ */
+function relaxOverlappingOneOf(node: unknown, schemas: Record<string, Json>): void {
+  if (Array.isArray(node)) return node.forEach((n) => relaxOverlappingOneOf(n, schemas));
+  if (!node || typeof node !== "object") return;
+  const o = node as Json;
+  const branches = o.oneOf;
+  if (Array.isArray(branches) && branches.length > 1) {
+    const targets = branches.map((b) => {
+      const ref = (b as Json).$ref;
+      return typeof ref === "string" ? schemas[ref.replace("#/components/schemas/", "")] : undefined;
+    });
+    if (targets.every(acceptsAnyObject)) {
+      o.anyOf = branches;
+      delete o.oneOf;
+    }
+  }
+  for (const value of Object.values(o)) relaxOverlappingOneOf(value, schemas);
+}
+
 export interface ContractResult {
   /** The operation the response was checked against ("" when the path is not in either definition). */
   operation: string;
@@ -68,7 +97,9 @@ export class OpenApiContract {
       ["client", CLIENT],
     ] as const) {
       const doc = parse(readFileSync(file, "utf8")) as Json;
-      this.#components.set(name, sanitize(doc.components));
+      const components = sanitize(doc.components) as Json;
+      relaxOverlappingOneOf(components, (components.schemas ?? {}) as Record<string, Json>);
+      this.#components.set(name, components);
       for (const [template, ops] of Object.entries(doc.paths as Json)) {
         for (const [method, op] of Object.entries(ops as Json)) {
           if (!["get", "put", "post", "delete", "patch"].includes(method)) continue;

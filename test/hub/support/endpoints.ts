@@ -6,7 +6,7 @@ import type { ProjectRole } from "../../../hub/store/records.js";
  * so that a route registered with the wrong role fails the tests.
  *
  * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization,
- * {E} event, {R} route.
+ * {E} event, {R} route, {M} monitor, {J} batch job, {RUN} job run.
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -201,4 +201,43 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/v1/projects/{P}/usage/events?period=week", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/usage/sessions?period=month", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/usage/route-logs?period=day", access: "viewer" },
+  // monitors and alerts
+  { method: "GET", path: "/v1/projects/{P}/monitors", access: "viewer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/monitors",
+    access: "developer",
+    body: {
+      name: "Hot",
+      description: "",
+      source_type: "event",
+      source_selector: "body.t",
+      threshold: 30,
+      alert_routes: [],
+    },
+  },
+  { method: "GET", path: "/v1/projects/{P}/monitors/{M}", access: "viewer" },
+  {
+    method: "PUT",
+    path: "/v1/projects/{P}/monitors/{M}",
+    access: "developer",
+    body: { source_selector: "body.t", threshold: 40 },
+  },
+  { method: "DELETE", path: "/v1/projects/{P}/monitors/{M}", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/alerts", access: "viewer" },
+  // batch jobs
+  { method: "GET", path: "/v1/projects/{P}/jobs", access: "viewer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/jobs?name=Tag",
+    access: "developer",
+    body: { select: { all_devices: true } },
+  },
+  { method: "GET", path: "/v1/projects/{P}/jobs/{J}", access: "viewer" },
+  { method: "DELETE", path: "/v1/projects/{P}/jobs/{J}", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/jobs/{J}/run?dry_run=true", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/jobs/{J}/runs", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/jobs/runs/{RUN}", access: "viewer" },
+  { method: "DELETE", path: "/v1/projects/{P}/jobs/runs/{RUN}", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/jobs/runs/{RUN}/cancel", access: "developer" },
 ];

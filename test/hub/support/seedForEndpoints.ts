@@ -60,7 +60,9 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     disabled: true,
     http: { url: "http://127.0.0.1:9/in" },
   });
+  const automation = await seedMonitorAndJob(hub);
   return {
+    ...automation,
     E: event.uid,
     R: route.uid,
     P: hub.projectUid,
@@ -72,4 +74,45 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     K: "K",
     ORG: hub.orgUid,
   };
+}
+
+/** A monitor (M), a batch job (J) and a finished run of it (RUN). */
+async function seedMonitorAndJob(hub: TestHub): Promise<Record<string, string>> {
+  const now = hub.clock.now();
+  const P = hub.projectUid;
+  const settings = { name: "Hot", description: "", source_type: "event", threshold: 30, alert_routes: [] };
+  await hub.store.monitors.createMonitor({
+    uid: "monitor:seeded",
+    projectUid: P,
+    settings,
+    state: {},
+    created: now,
+    modified: now,
+  });
+  await hub.store.jobs.createJob({
+    uid: "job-seeded",
+    projectUid: P,
+    name: "Seeded",
+    createdBy: "owner@example.com",
+    created: now,
+    definition: { select: { all_devices: true } },
+  });
+  const document = {
+    report_uid: "job-seeded-1",
+    job_uid: "job-seeded",
+    job_name: "Seeded",
+    status: "completed successfully",
+    dry_run: false,
+    submitted_by: "owner@example.com",
+    submitted: Math.floor(now / 1000),
+    updated: Math.floor(now / 1000),
+  };
+  await hub.store.jobs.putRun({
+    uid: "job-seeded-1",
+    projectUid: P,
+    jobUid: "job-seeded",
+    submitted: now,
+    document,
+  });
+  return { M: "monitor:seeded", J: "job-seeded", RUN: "job-seeded-1" };
 }
