@@ -11,6 +11,7 @@ import { locationRequests } from "./location.js";
 import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
 import { penaltyRequests } from "./penalty.js";
+import { powerRequests } from "./power.js";
 import type { RequestTable } from "./RequestTable.js";
 import { radioRequests } from "./radio.js";
 import { sensorRequests } from "./sensors.js";
@@ -18,6 +19,7 @@ import { syncRequests } from "./sync.js";
 import { unbuiltRequests } from "./unbuilt.js";
 import { varRequests } from "./var.js";
 import { webRequests } from "./web.js";
+import { wifiRequests } from "./wifi.js";
 
 /** Every request family the module answers. */
 export const allRequests: readonly RequestTable[] = [
@@ -39,5 +41,7 @@ export const allRequests: readonly RequestTable[] = [
   dfuRequests,
   webRequests,
   radioRequests,
+  wifiRequests,
+  powerRequests,
   unbuiltRequests,
 ];

@@ -9,8 +9,6 @@ interface Waiting {
   readonly variants?: readonly VariantName[];
 }
 
-const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
-
 /**
  * Requests whose behaviour arrives with a later capability. They answer a clear
  * `{not-supported}` error naming what is missing instead of pretending to work; on a variant
@@ -18,8 +16,6 @@ const WITH_WIFI: readonly VariantName[] = ["cell-wifi", "wifi", "ntn"];
  */
 const waitingFor: Record<string, Waiting> = {
   // card.* requests that need hardware or a later capability.
-  "card.wifi": { what: "the WiFi radio model", variants: WITH_WIFI },
-  "card.power": { what: "the Mojo power monitor model" },
   "card.sleep": { what: "the deep sleep model", variants: ["wifi"] },
   "card.trace": { what: "trace output on the host link" },
   "ntn.gps": { what: "the satellite (NTN) radio model", variants: ["ntn"] },

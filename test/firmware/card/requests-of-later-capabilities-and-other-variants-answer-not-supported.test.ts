@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 describe("requests that are not there", () => {
-  it.each(["card.wifi", "card.power", "card.trace"])(
+  it.each(["card.trace"])(
     "%s answers a clear {not-supported} error naming what it waits for, without {io}",
     async (req) => {
       const t = await bootTestModule({ variant: "cell-wifi" });
