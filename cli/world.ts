@@ -212,7 +212,7 @@ async function changeFor(
 }
 
 /** `cardsim world ap ...`: WiFi access points in range (a password makes it WPA2-PSK). */
-function accessPointChange(rest: string[], usage: () => CliError): { op: string; args: unknown[] } {
+export function accessPointChange(rest: string[], usage: () => CliError): { op: string; args: unknown[] } {
   const [what, ssid, password, rssi] = rest;
   if (what === "none" && ssid === undefined) return { op: "setAccessPoints", args: [[]] };
   if (what === "default" && ssid === undefined) return { op: "setAccessPoints", args: [null] };
