@@ -11,6 +11,8 @@ export interface AccessPoint {
   readonly password?: string;
   readonly rssi: number;
   readonly mfp?: boolean;
+  /** The access point's MAC address (`aa:bb:cc:dd:ee:ff`), reported to the hub when given. */
+  readonly bssid?: string;
 }
 
 /** Security protocols an access point may use. */
@@ -58,12 +60,16 @@ export function checkAccessPoint(value: unknown): AccessPoint {
     throw new TypeError(`access point ${ssid}: rssi is dBm from -120 to 0, got ${String(rssi)}`);
   const mfp = ap["mfp"] ?? security === "wpa3";
   if (typeof mfp !== "boolean") throw new TypeError(`access point ${ssid}: mfp is true or false`);
+  const bssid = ap["bssid"];
+  if (bssid !== undefined && (typeof bssid !== "string" || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i.test(bssid)))
+    throw new TypeError(`access point ${ssid}: bssid is a MAC address like 00:11:22:33:44:55`);
   return {
     ssid,
     security: security as AccessPointSecurity,
     ...(password !== undefined ? { password: password as string } : {}),
     rssi,
     ...(mfp ? { mfp } : {}),
+    ...(bssid !== undefined ? { bssid: (bssid as string).toLowerCase() } : {}),
   };
 }
 

@@ -17,7 +17,13 @@ import { World } from "../../firmware/world/World.js";
 import type { SimulatedModule } from "../../runtime/SimulatedModule.js";
 import { SyncWorld } from "../sync/support/syncWorld.js";
 
-const OFFICE = { ssid: "Office", security: "wpa2-psk", password: "correct horse", rssi: -62 } as const;
+const OFFICE = {
+  ssid: "Office",
+  security: "wpa2-psk",
+  password: "correct horse",
+  rssi: -62,
+  bssid: "00:11:22:33:44:55",
+} as const;
 
 async function sessionRecords(w: SyncWorld, sim: SimulatedModule): Promise<JsonObject[]> {
   const page = await w.services.store.telemetry.listSessions(
@@ -71,13 +77,18 @@ describe("card.wifi and the WiFi radio", () => {
     });
     expect((await w.sync(sim, { allow: true }))["status"]).toMatch(/\{sync-end\}/);
     const [record] = await sessionRecords(w, sim);
+    // OpenAPI DeviceSession `transport`, `ssid`, `bssid`; Event `ssid`, `bssid` on _session.qo.
     expect(record).toMatchObject({
       transport: "wifi",
       rat: "wifi",
       bearer: "WiFi 2.4GHz",
       rssi: -62,
       bars: 3,
+      ssid: "Office",
+      bssid: "00:11:22:33:44:55",
     });
+    const begin = (await w.events(sim, { system: true })).find((e) => e.file === "_session.qo");
+    expect(begin?.data).toMatchObject({ ssid: "Office", bssid: "00:11:22:33:44:55" });
   });
 
   it("keeps the credentials in flash across a restart, and `-` clears them", async () => {
@@ -119,8 +130,10 @@ describe("card.wifi and the WiFi radio", () => {
     world.accessPoints.add(OFFICE);
     await w.clock.advance(61_000);
     await w.sync(sim, { allow: true });
-    const transports = (await sessionRecords(w, sim)).map((r) => r["transport"]).sort();
-    expect(transports).toEqual(["cell:lte", "wifi", "wifi"]);
+    const records = await sessionRecords(w, sim);
+    expect(records.map((r) => r["transport"]).sort()).toEqual(["cell:lte", "wifi", "wifi"]);
+    // A cellular session names no access point.
+    expect(records.find((r) => r["transport"] === "cell:lte")).not.toHaveProperty("ssid");
   });
 
   it("refuses new credentials in continuous mode, as the schema's note says", async () => {
