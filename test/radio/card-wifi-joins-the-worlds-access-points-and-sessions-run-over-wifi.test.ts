@@ -97,6 +97,9 @@ describe("card.wifi and the WiFi radio", () => {
     await ask(sim, { req: "card.wifi", ssid: "Office", password: "correct horse" });
     await sim.module.restart();
     expect(await ask(sim, { req: "card.wifi" })).toMatchObject({ ssid: "Office", security: "wpa2-psk" });
+    // A factory reset with delete:true keeps WiFi credentials (reference/notecard-behavior.md, card.restore).
+    await ask(sim, { req: "card.restore", delete: true }); // then it restarts
+    expect(await ask(sim, { req: "card.wifi" })).toMatchObject({ ssid: "Office", security: "wpa2-psk" });
     expect(await ask(sim, { req: "card.wifi", ssid: "-", password: "-" })).toEqual({ version: "3.12.3" });
     expect(sim.module.radio.state()).toMatchObject({ registered: false });
   });
