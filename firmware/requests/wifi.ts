@@ -60,7 +60,8 @@ type Mutable<T> = { -readonly [K in keyof T]: T[K] };
 /**
  * `card.wifi`: sets the access point (`ssid`, `password`; `-` clears either) or a list of them
  * (`text`), the SoftAP's `name` and `org`, and starts the SoftAP (`start:true`). Credentials are
- * kept in flash and cannot change in continuous mode (the schema's note). The reply: the access
+ * kept in flash and cannot change in continuous mode (the schema's note; the same ones again are
+ * no change, as a host sends them at every boot). The reply: the access
  * point's `ssid` (the one the module is on, else the first configured), its `security` and
  * `secure` (Management Frame Protection) while on it, and the transceiver's `version`.
  */
@@ -72,8 +73,6 @@ function cardWifi({ args, module }: RequestContext): JsonObject {
   const org = args.string("org");
   const start = args.bool("start");
   const credentials = ssid !== undefined || password !== undefined || text !== undefined;
-  if (credentials && effectiveMode(hubSettings(module), module.voltage.now().usb) === "continuous")
-    throw credentialsInContinuous();
   const list = text !== undefined ? parseWifiText(text) : undefined;
 
   const station = module.wifi;
@@ -88,6 +87,13 @@ function cardWifi({ args, module }: RequestContext): JsonObject {
     const value = next[key];
     if (value === undefined || (Array.isArray(value) && value.length === 0)) delete next[key];
   }
+  // The same credentials again (a host configuring the module at every boot) change nothing.
+  const networks = (s: WifiSettings) => JSON.stringify(s.networks ?? []);
+  if (
+    networks(next) !== networks(was) &&
+    effectiveMode(hubSettings(module), module.voltage.now().usb) === "continuous"
+  )
+    throw credentialsInContinuous();
   const changed = JSON.stringify(next) !== JSON.stringify(was);
   if (changed) module.notebox.setConfig(WIFI_KEY, Object.keys(next).length > 0 ? next : undefined);
   // Credentials, even the same ones, end the SoftAP (what its configuration page is for).
