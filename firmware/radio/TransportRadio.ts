@@ -91,8 +91,8 @@ export class TransportRadio implements RadioConditions {
     private readonly variant: Variant,
     private readonly clock: Clock,
     private readonly setting: () => { method: string; seconds: number },
-    /** The WiFi station (`card.wifi`): absent, WiFi is covered as the conditions say. */
-    readonly wifi?: WifiStation,
+    /** The WiFi station (`card.wifi`): WiFi carries sessions while it is on an access point. */
+    readonly wifi: WifiStation,
   ) {}
 
   /** The technology carrying sessions now (undefined: none covered). */
@@ -132,7 +132,7 @@ export class TransportRadio implements RadioConditions {
 
   onChange(listener: () => void): () => void {
     const inner = this.inner.onChange(listener);
-    const wifi = this.variant.wifi ? this.wifi?.onChange(listener) : undefined;
+    const wifi = this.variant.wifi ? this.wifi.onChange(listener) : undefined;
     return () => {
       inner();
       wifi?.();
@@ -145,13 +145,13 @@ export class TransportRadio implements RadioConditions {
 
   #covers(technology: Technology): boolean {
     if (!(this.inner.covers?.(technology) ?? true)) return false;
-    return technology !== "wifi" || !this.wifi || this.wifi.join().joined;
+    return technology !== "wifi" || this.wifi.join().joined;
   }
 
   /** The WiFi radio on its access point (the access point's signal, RSSI only) or a network it knows. */
   #onAccessPoint(base: RadioState): RadioState {
-    const join = this.wifi?.join();
-    const ap = join?.joined ? join.ap : undefined;
+    const join = this.wifi.join();
+    const ap = join.joined ? join.ap : undefined;
     const wifi = { rat: "wifi", bearer: RAT_BEARERS["wifi"]!, rsrp: 0, rsrq: 0, sinr: 0 };
     if (!ap) return base.rat === "wifi" ? base : { ...base, ...wifi };
     return { ...base, ...wifi, rssi: ap.rssi, bars: base.registered ? wifiBars(ap.rssi) : 0 };
@@ -161,7 +161,7 @@ export class TransportRadio implements RadioConditions {
   #reason(): { reason?: string } {
     const { method } = this.setting();
     const order = TRANSPORT_ORDER[method] ?? TRANSPORT_ORDER[defaultTransport(this.variant)]!;
-    if (!this.wifi || !order.includes("wifi") || !this.variant.wifi) return {};
+    if (!order.includes("wifi") || !this.variant.wifi) return {};
     if (!(this.inner.covers?.("wifi") ?? true)) return {};
     const join = this.wifi.join();
     return join.joined ? {} : { reason: join.error };
@@ -184,15 +184,13 @@ export function transportRadio(
   clock: Clock,
   config: <T>(key: string) => T | undefined,
   world: () => Surroundings,
-): TransportRadio & { readonly wifi: WifiStation } {
+): TransportRadio {
   const wifi = new WifiStation(
     () => world().accessPoints,
     () => config<WifiSettings>(WIFI_KEY),
   );
   const setting = () => transportInForce(variant, config<TransportSettings>(TRANSPORT_KEY));
-  return new TransportRadio(inner ?? steadyRadio, variant, clock, setting, wifi) as TransportRadio & {
-    readonly wifi: WifiStation;
-  };
+  return new TransportRadio(inner ?? steadyRadio, variant, clock, setting, wifi);
 }
 
 /** Signal bars of a WiFi RSSI (ours: 4 from -55 dBm, then one less every 12 dB, 0 below -91). */
