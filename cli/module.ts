@@ -117,7 +117,14 @@ export async function moduleRigOptions(
     flash: flashOption(options),
     ...linkOptions(options),
     ...(options.linkedHub ? { hub: options.linkedHub } : {}),
-    ...(options.location ? { world: { position: options.location } } : {}),
+    ...(options.location || options.mojo
+      ? {
+          world: {
+            ...(options.location ? { position: options.location } : {}),
+            ...(options.mojo ? { mojo: true } : {}),
+          },
+        }
+      : {}),
     named: namedInputs(options),
     logging: { level: options.logLevel, format: options.logFormat },
     ...(options.seed !== undefined ? { seed: options.seed } : {}),
@@ -316,6 +323,7 @@ export function addModuleOptions(command: Command): Command {
     .option("--trace", "print every request and reply")
     .option("--location <LAT,LON>", "where the module is (its GPS finds it there)", parseLocation)
     .option("--track <FILE>", "a GPX or NMEA track the module travels along, on its clock")
+    .option("--mojo", "a Mojo power monitor on the module's supply (card.power, _log.qo readings)")
     .option("--track-speed <M/S>", "speed along a track whose points have no times", parseFloatOption)
     .option(
       "--control <HOST:PORT>",

@@ -17,6 +17,8 @@ export interface ModuleInputFlags {
   product?: string;
   /** Where the module is (`LAT,LON`). */
   location?: { lat: number; lon: number };
+  /** A Mojo power monitor is attached (`--mojo`). */
+  mojo?: boolean;
   /** A GPX or NMEA track the module travels along, and its speed for a track without times. */
   track?: string;
   trackSpeed?: number;

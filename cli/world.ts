@@ -21,7 +21,9 @@ const USAGE = [
   "light LUX | light none",
   "gps on | gps off",
   "charging on | charging off",
+  "mojo on | mojo off",
   "aux PIN high | aux PIN low | aux PIN release",
+  "ap add SSID [PASSWORD] [RSSI] | ap remove SSID | ap none | ap default",
   "radio",
   "signal good|fair|poor|none [RAT]",
   "outage [registration|hub] [SECONDS]",
@@ -191,6 +193,11 @@ async function changeFor(
     case "charging":
       if (arg !== "on" && arg !== "off") throw usage();
       return { op: "setCharging", args: [arg === "on"] };
+    case "mojo":
+      if (arg !== "on" && arg !== "off") throw usage();
+      return { op: "setMojo", args: [arg === "on"] };
+    case "ap":
+      return accessPointChange(rest, usage);
     case "aux": {
       const pin = number(arg);
       const level = rest[1];
@@ -202,6 +209,30 @@ async function changeFor(
     default:
       throw usage();
   }
+}
+
+/** `cardsim world ap ...`: WiFi access points in range (a password makes it WPA2-PSK). */
+export function accessPointChange(rest: string[], usage: () => CliError): { op: string; args: unknown[] } {
+  const [what, ssid, password, rssi] = rest;
+  if (what === "none" && ssid === undefined) return { op: "setAccessPoints", args: [[]] };
+  if (what === "default" && ssid === undefined) return { op: "setAccessPoints", args: [null] };
+  if (what === "remove" && ssid !== undefined && password === undefined)
+    return { op: "removeAccessPoint", args: [ssid] };
+  if (what !== "add" || ssid === undefined) throw usage();
+  const dbm = rssi === undefined ? undefined : Number(rssi);
+  if (dbm !== undefined && !Number.isFinite(dbm)) throw usage();
+  const open = password === undefined || password === "-";
+  return {
+    op: "addAccessPoint",
+    args: [
+      {
+        ssid,
+        security: open ? "open" : "wpa2-psk",
+        ...(open ? {} : { password }),
+        ...(dbm !== undefined ? { rssi: dbm } : {}),
+      },
+    ],
+  };
 }
 
 /** A discharge CSV for `cardsim world discharge`; one that cannot be read is the user's to fix. */

@@ -22,9 +22,10 @@ import type { Crypto } from "../core/Crypto.js";
 import { ExchangeTrace, type ExchangeListener } from "./ExchangeTrace.js";
 import { SeededCrypto } from "../core/SeededCrypto.js";
 import { unconnectedHubLink, type HubLink } from "./radio/HubLink.js";
-import { GOOD_COVERAGE, type RadioConditions } from "./radio/RadioConditions.js";
-import { TRANSPORT_KEY, transportRadio, type TransportSettings } from "./radio/TransportRadio.js";
-import { VARIANTS, resolveVariant, type Variant } from "./Variant.js";
+import type { RadioConditions } from "./radio/RadioConditions.js";
+import { transportRadio } from "./radio/TransportRadio.js";
+import type { WifiStation } from "./radio/WifiStation.js";
+import { resolveVariant, unknownVariant, type Variant } from "./Variant.js";
 import { onUsbPowerChange } from "./power/onUsbPowerChange.js";
 import { VoltageMonitor } from "./power/VoltageMonitor.js";
 import { energyRates, type EnergyMeter } from "./power/EnergyMeter.js";
@@ -61,6 +62,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
   readonly variant: Variant;
   readonly power: PowerSource;
   readonly radio: RadioConditions;
+  readonly wifi: WifiStation;
   readonly hubLink: HubLink;
   readonly crypto: Crypto;
   readonly log: ModuleLog;
@@ -96,16 +98,13 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.random = options.random;
     const variant = options.variant ?? "cell";
     const resolved = typeof variant === "string" ? resolveVariant(variant) : variant;
-    if (!resolved)
-      throw new Error(
-        `unknown module variant ${String(variant)}; one of ${Object.keys(VARIANTS).join(", ")}`,
-      );
+    if (!resolved) throw unknownVariant(variant);
     this.variant = resolved;
     this.power = options.power ?? new SimPowerSource();
-    // The transport method (`card.transport`) picks the technology the conditions are seen on.
-    this.radio = transportRadio(options.radio ?? steadyRadio, resolved, options.clock, () =>
-      this.#notebox?.config<TransportSettings>(TRANSPORT_KEY),
-    );
+    // The transport method (`card.transport`) and the WiFi station (`card.wifi`) pick the technology.
+    const config = <T>(key: string) => this.#notebox?.config<T>(key);
+    const radio = transportRadio(options.radio, resolved, this.clock, config, () => this.world);
+    [this.radio, this.wifi] = [radio, radio.wifi];
     this.hubLink = options.hubLink ?? unconnectedHubLink;
     this.crypto = options.crypto ?? new SeededCrypto(options.random);
     this.log = options.log ?? silentLog;
@@ -172,6 +171,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.#dfu?.dispose();
     this.#dfu = new DfuAgent(this, this.#options.dfu);
     this.#dfu.start();
+    this.wifi.boot(); // the SoftAP is RAM
     // Sensor state and timers are RAM: a restart starts them again from the settings in flash.
     this.#sensors?.dispose();
     this.#sensors = new Sensors(this);
@@ -489,6 +489,3 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     await this.#boot();
   }
 }
-
-/** Coverage that never changes, for a module given no radio. */
-const steadyRadio: RadioConditions = { state: () => GOOD_COVERAGE, onChange: () => () => undefined };

@@ -11,6 +11,8 @@ import type { Crypto } from "../core/Crypto.js";
 import type { LargeObjectStore } from "./storage/LargeObjectStore.js";
 import type { HubLink } from "./radio/HubLink.js";
 import type { RadioConditions } from "./radio/RadioConditions.js";
+import type { WifiStation } from "./radio/WifiStation.js";
+import type { EnergyMeter } from "./power/EnergyMeter.js";
 import type { Surroundings } from "./world/Surroundings.js";
 
 /**
@@ -24,6 +26,8 @@ export interface ModuleCore {
   readonly variant: Variant;
   readonly power: PowerSource;
   readonly radio: RadioConditions;
+  /** The WiFi station: `card.wifi` settings, the SoftAP, the access point it is on. */
+  readonly wifi: WifiStation;
   readonly hubLink: HubLink;
   readonly crypto: Crypto;
   /** Firmware images on the module's flash (undefined when it has no room for them). */
@@ -31,6 +35,8 @@ export interface ModuleCore {
   readonly log: ModuleLog;
   /** The supply's history since boot, read through `power` (firmware/power/VoltagePolicy.ts). */
   readonly voltage: VoltageMonitor;
+  /** The energy model: what sessions, radio time and idle hours cost (`card.power` reads it). */
+  readonly energy: EnergyMeter;
   /** The module's DeviceUID (`dev:` and 15 digits), fixed at first boot. */
   readonly deviceUid: string;
   /** Clock time (ms) of the last boot. */

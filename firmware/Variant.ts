@@ -170,3 +170,8 @@ export function resolveVariant(spec: string): Variant | undefined {
 
 /** Every variant but LoRa (requests LoRa modules do not have). */
 export const NOT_LORA: readonly VariantName[] = ["cell", "cell-wifi", "wifi", "ntn"];
+
+/** A variant spec that names no variant: the error says which exist. */
+export function unknownVariant(spec: unknown): Error {
+  return new Error(`unknown module variant ${String(spec)}; one of ${Object.keys(VARIANTS).join(", ")}`);
+}

@@ -61,4 +61,6 @@ export interface ScenarioOptions {
   readonly dfu?: DfuOptions;
   /** The energy model's rates over the variant's defaults (`scenario.energy()` reads the totals). */
   readonly energy?: Partial<EnergyRates>;
+  /** A Mojo power monitor on the module's supply (`card.power`); `sc.world.mojo()` changes it later. */
+  readonly mojo?: boolean;
 }

@@ -8,6 +8,7 @@ import type { LinkCapture } from "../hil/capture/LinkCapture.js";
 import type { HostTraffic } from "./HostTraffic.js";
 import type { ScenarioRadio } from "./ScenarioRadio.js";
 import type { WorldAction } from "./WorldAction.js";
+import type { AccessPoint } from "../firmware/world/AccessPoints.js";
 import { applyWorldChange, type WorldChange } from "../firmware/world/worldChanges.js";
 import type { AuxPin } from "../firmware/world/AuxPins.js";
 import type { GeoPoint } from "../firmware/world/geo.js";
@@ -160,6 +161,26 @@ export class ScenarioWorld {
 
   towers(towers: readonly CellTower[] | undefined): Promise<void> {
     return this.#physical("setTowers", towers ?? null);
+  }
+
+  /** Attaches (or detaches) a Mojo power monitor on the module's supply (`card.power`). */
+  mojo(attached = true): Promise<void> {
+    return this.#physical("setMojo", attached);
+  }
+
+  /** Puts a WiFi access point in range (`{ssid, security, password, rssi}`; the same SSID replaced). */
+  addAccessPoint(ap: AccessPoint): Promise<void> {
+    return this.#physical("addAccessPoint", ap);
+  }
+
+  /** Takes the access point of `ssid` out of range. */
+  removeAccessPoint(ssid: string): Promise<void> {
+    return this.#physical("removeAccessPoint", ssid);
+  }
+
+  /** The access points in range ([]: none; undefined: not modelled, the module on a network it knows). */
+  accessPoints(points: readonly AccessPoint[] | undefined): Promise<void> {
+    return this.#physical("setAccessPoints", points ?? null);
   }
 
   /** Drives an AUX pin from outside (a button, a sensor output), or lets go of it. */

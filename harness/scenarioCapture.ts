@@ -21,6 +21,7 @@ export function scenarioCapture(
       variant: options.variant ?? "cell",
       timeKnown: options.timeKnown ?? false,
       ...(options.flash && !options.store ? { flash: options.flash } : {}),
+      ...(options.mojo ? { mojo: true } : {}),
     },
     links: {
       [linkName]: {

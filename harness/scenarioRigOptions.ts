@@ -52,6 +52,7 @@ export function scenarioRigOptions(options: ScenarioOptions, parts: ScenarioRigP
     attnPin: parts.attnPin,
     ...(parts.hub ? { hub: parts.hub } : {}),
     ...(options.energy ? { energy: options.energy } : {}),
+    ...(options.mojo ? { world: { mojo: true } } : {}),
     ...(options.dfu ? { dfu: options.dfu } : {}),
   };
 }

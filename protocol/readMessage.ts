@@ -63,6 +63,11 @@ function context(f: Fields): void {
   readPlace(f.fields("where", { optional: true }));
   const tower = f.fields("tower", { optional: true });
   if (tower) towerRecord(tower);
+  const wifi = f.fields("wifi", { optional: true });
+  if (wifi) {
+    wifi.string("ssid", { max: 64 });
+    wifi.string("bssid", { max: 64, optional: true });
+  }
   const tri = f.fields("triangulate", { optional: true });
   if (tri) {
     tri.string("mode", { max: 32 });

@@ -52,6 +52,8 @@ export interface SessionContext extends JsonObject {
   readonly where?: { readonly lat: number; readonly lon: number; readonly time: number };
   /** The cell tower serving a cellular module. */
   readonly tower?: TowerRecord;
+  /** The WiFi access point a session over WiFi runs through (the session record's `ssid`, `bssid`). */
+  readonly wifi?: { readonly ssid: string; readonly bssid?: string };
   /** The scans `card.triangulate` asks for: the towers in range and the host's WiFi access points. */
   readonly triangulate?: TriangulationScan;
   /** Seconds the module waited in penalty boxes before this session, and connects that failed. */

@@ -26,6 +26,8 @@ export function worldState(world: World): Record<string, unknown> {
     temperature: world.temperature(),
     light: world.light() ?? null,
     charging: world.charging(),
+    mojo: world.mojo(),
+    accessPoints: world.accessPoints.list() ?? null,
     aux: [1, 2, 3, 4].map((pin) => world.aux.level(pin as 1 | 2 | 3 | 4)),
   };
 }

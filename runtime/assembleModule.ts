@@ -81,8 +81,11 @@ export interface ModuleRigOptions extends Pick<
   readonly attnPin?: (boardPin: AttnPin | undefined) => AttnPin | undefined;
   /** Firmware update options; on a board the host lines are the board's unless these name others. */
   readonly dfu?: SimulatedModuleOptions["dfu"];
-  /** Where the module is, and a track it travels along (a world of its own otherwise). */
-  readonly world?: { readonly position?: GeoPoint; readonly track?: Track };
+  /**
+   * Where the module is, a track it travels along, and a Mojo power monitor on its supply
+   * (`card.power`) (a world of its own otherwise).
+   */
+  readonly world?: { readonly position?: GeoPoint; readonly track?: Track; readonly mojo?: boolean };
   /** The supply: a source of the caller's, or its source and volts (default: a battery at 3.9 V). */
   readonly supply?: SimPowerSource | { readonly source?: SupplySource; readonly volts?: number };
   /** The radio: conditions of the caller's, or a signal preset and each exchange's latency. */
@@ -255,6 +258,7 @@ function makeSurroundings(options: ModuleRigOptions, closers: Closers): Surround
   });
   closers.push(() => world.dispose());
   if (options.world?.track) world.playTrack(options.world.track);
+  if (options.world?.mojo) world.setMojo(true);
   const supply = options.supply ?? {};
   let power: SimPowerSource;
   if (supply instanceof SimPowerSource) power = supply;

@@ -12,6 +12,8 @@ export interface RadioState extends SessionRadio {
   readonly hubReachable: boolean;
   /** Round-trip time of one exchange with the hub, in ms. */
   readonly latencyMs: number;
+  /** Why the module is not registered, in its own words (a WiFi join failure); absent: no network. */
+  readonly reason?: string;
 }
 
 /**

@@ -1,6 +1,8 @@
 import type { Clock } from "../../core/Clock.js";
 import type { Variant } from "../Variant.js";
-import { RAT_BEARERS, type RadioConditions, type RadioState } from "./RadioConditions.js";
+import { GOOD_COVERAGE, RAT_BEARERS, type RadioConditions, type RadioState } from "./RadioConditions.js";
+import type { Surroundings } from "../world/Surroundings.js";
+import { WIFI_KEY, WifiStation, type WifiSettings } from "./WifiStation.js";
 
 /** The access technologies a `card.transport` method puts in order. */
 export type Technology = "wifi" | "cell" | "ntn";
@@ -77,6 +79,8 @@ const CELLULAR_RATS = ["lte", "catm", "nbiot", "gsm"];
  * a fallback, the module stays there for the method's `seconds` (default 3600) before it tries
  * the first technology again, as the schema's `seconds` describes. No technology: not registered.
  * The NTN technology needs the satellite radio: built in, or a Starnote wired to the module.
+ * WiFi is there only while the module's WiFi station is on an access point (`WifiStation`): its
+ * signal is the access point's, and when no technology is left the station's failure is the reason.
  */
 export class TransportRadio implements RadioConditions {
   #fallbackUntil = 0;
@@ -87,6 +91,8 @@ export class TransportRadio implements RadioConditions {
     private readonly variant: Variant,
     private readonly clock: Clock,
     private readonly setting: () => { method: string; seconds: number },
+    /** The WiFi station (`card.wifi`): WiFi carries sessions while it is on an access point. */
+    readonly wifi: WifiStation,
   ) {}
 
   /** The technology carrying sessions now (undefined: none covered). */
@@ -95,7 +101,7 @@ export class TransportRadio implements RadioConditions {
     const order = (TRANSPORT_ORDER[method] ?? TRANSPORT_ORDER[defaultTransport(this.variant)]!).filter((t) =>
       this.#has(t),
     );
-    const covered = order.filter((t) => this.inner.covers?.(t) ?? true);
+    const covered = order.filter((t) => this.#covers(t));
     const now = this.clock.now();
     if (this.#fallback && now < this.#fallbackUntil && covered.includes(this.#fallback))
       return this.#fallback;
@@ -112,23 +118,53 @@ export class TransportRadio implements RadioConditions {
     // LoRa has no transport to choose: its one radio is the conditions as they are.
     if (this.variant.lora) return base;
     const technology = this.technology();
-    if (technology === undefined) return { ...base, registered: false };
+    if (technology === undefined) return { ...base, registered: false, ...this.#reason() };
     if (technology === "cell") {
       if (CELLULAR_RATS.includes(base.rat)) return base;
       return { ...base, rat: "lte", bearer: RAT_BEARERS["lte"]! };
     }
-    const rat = technology === "wifi" ? "wifi" : "ntn";
+    if (technology === "wifi") return this.#onAccessPoint(base);
+    const rat = "ntn";
     if (base.rat === rat) return base;
     // WiFi and NTN radios report RSSI only: no LTE reference-signal measurements.
     return { ...base, rat, bearer: RAT_BEARERS[rat]!, rsrp: 0, rsrq: 0, sinr: 0 };
   }
 
   onChange(listener: () => void): () => void {
-    return this.inner.onChange(listener);
+    const inner = this.inner.onChange(listener);
+    const wifi = this.variant.wifi ? this.wifi.onChange(listener) : undefined;
+    return () => {
+      inner();
+      wifi?.();
+    };
   }
 
   connectFails(): boolean {
     return this.inner.connectFails?.() ?? false;
+  }
+
+  #covers(technology: Technology): boolean {
+    if (!(this.inner.covers?.(technology) ?? true)) return false;
+    return technology !== "wifi" || this.wifi.join().joined;
+  }
+
+  /** The WiFi radio on its access point (the access point's signal, RSSI only) or a network it knows. */
+  #onAccessPoint(base: RadioState): RadioState {
+    const join = this.wifi.join();
+    const ap = join.joined ? join.ap : undefined;
+    const wifi = { rat: "wifi", bearer: RAT_BEARERS["wifi"]!, rsrp: 0, rsrq: 0, sinr: 0 };
+    if (!ap) return base.rat === "wifi" ? base : { ...base, ...wifi };
+    return { ...base, ...wifi, rssi: ap.rssi, bars: base.registered ? wifiBars(ap.rssi) : 0 };
+  }
+
+  /** Why nothing carries sessions: the WiFi station's failure when WiFi was the only hope left. */
+  #reason(): { reason?: string } {
+    const { method } = this.setting();
+    const order = TRANSPORT_ORDER[method] ?? TRANSPORT_ORDER[defaultTransport(this.variant)]!;
+    if (!order.includes("wifi") || !this.variant.wifi) return {};
+    if (!(this.inner.covers?.("wifi") ?? true)) return {};
+    const join = this.wifi.join();
+    return join.joined ? {} : { reason: join.error };
   }
 
   #has(technology: Technology): boolean {
@@ -138,12 +174,33 @@ export class TransportRadio implements RadioConditions {
   }
 }
 
-/** The radio a module sees through its `card.transport` setting, read from its config when asked. */
+/**
+ * The radio a module sees through its `card.transport` setting and its WiFi station's
+ * `card.wifi` settings, read from its config when asked, among the access points of its world.
+ */
 export function transportRadio(
-  inner: CoverageConditions,
+  inner: CoverageConditions | undefined,
   variant: Variant,
   clock: Clock,
-  config: () => TransportSettings | undefined,
+  config: <T>(key: string) => T | undefined,
+  world: () => Surroundings,
 ): TransportRadio {
-  return new TransportRadio(inner, variant, clock, () => transportInForce(variant, config()));
+  const wifi = new WifiStation(
+    () => world().accessPoints,
+    () => config<WifiSettings>(WIFI_KEY),
+  );
+  const setting = () => transportInForce(variant, config<TransportSettings>(TRANSPORT_KEY));
+  return new TransportRadio(inner ?? steadyRadio, variant, clock, setting, wifi);
 }
+
+/** Signal bars of a WiFi RSSI (ours: 4 from -55 dBm, then one less every 12 dB, 0 below -91). */
+export function wifiBars(rssi: number): number {
+  if (rssi >= -55) return 4;
+  if (rssi >= -67) return 3;
+  if (rssi >= -79) return 2;
+  if (rssi >= -91) return 1;
+  return 0;
+}
+
+/** Coverage that never changes, for a module given no radio. */
+const steadyRadio: RadioConditions = { state: () => GOOD_COVERAGE, onChange: () => () => undefined };

@@ -29,6 +29,7 @@ import {
   voltageModeInvalid,
 } from "../errors.js";
 import { storeRecord } from "../config/compactRecord.js";
+import { WIFI_KEY } from "../radio/WifiStation.js";
 import type { ModuleContext } from "../ModuleContext.js";
 import {
   calibrationOffset,
@@ -157,7 +158,7 @@ function cardRestart({ module }: RequestContext): JsonObject {
 /**
  * Factory reset, then restart. No arguments: the file system only (notefiles, trackers,
  * templates, hub-delivered variables), to be re-synced. `delete`: every setting too, except the
- * identity, the alternate I2C address and LoRaWAN details. `connected`: the hub is also told
+ * identity, the alternate I2C address, WiFi credentials and LoRaWAN details. `connected`: the hub is also told
  * to deprovision the module at its next session.
  */
 function cardRestore({ args, module }: RequestContext): JsonObject {
@@ -171,7 +172,9 @@ function cardRestore({ args, module }: RequestContext): JsonObject {
     const lora = box.config(LORA_DETAILS_KEY);
     const i2c = box.config<IoSettings>(CARD_KEYS.io)?.i2c;
     const installed = box.config(INSTALLED_FIRMWARE_KEY);
+    const wifi = box.config(WIFI_KEY); // "not WiFi creds" (card.restore's description)
     box.eraseAll();
+    box.setConfig(WIFI_KEY, wifi);
     box.setConfig(INSTALLED_FIRMWARE_KEY, installed);
     box.setConfig(CARD_KEYS.identity, identity);
     box.setConfig(CARD_KEYS.key, key);

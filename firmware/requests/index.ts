@@ -13,13 +13,14 @@ import { motionRequests } from "./motion.js";
 import { noteRequests } from "./note.js";
 import { ntnRequests } from "./ntn.js";
 import { penaltyRequests } from "./penalty.js";
+import { powerRequests } from "./power.js";
 import type { RequestTable } from "./RequestTable.js";
 import { radioRequests } from "./radio.js";
 import { sensorRequests } from "./sensors.js";
 import { syncRequests } from "./sync.js";
-import { unbuiltRequests } from "./unbuilt.js";
 import { varRequests } from "./var.js";
 import { webRequests } from "./web.js";
+import { wifiRequests } from "./wifi.js";
 
 /** Every request family the module answers. */
 export const allRequests: readonly RequestTable[] = [
@@ -43,5 +44,6 @@ export const allRequests: readonly RequestTable[] = [
   radioRequests,
   cardConsoleRequests,
   ntnRequests,
-  unbuiltRequests,
+  wifiRequests,
+  powerRequests,
 ];

@@ -1,5 +1,6 @@
 import type { ModuleCore } from "../ModuleCore.js";
 import type { CellTower } from "../world/Surroundings.js";
+import { PowerMonitor } from "../power/PowerMonitor.js";
 import { Accelerometer } from "./Accelerometer.js";
 import { AuxController } from "./AuxController.js";
 import { Gnss } from "./Gnss.js";
@@ -38,6 +39,8 @@ export class Sensors implements SensorPeers {
   readonly temperature: TemperatureSensor;
   readonly aux: AuxController;
   readonly triangulation: Triangulation;
+  /** A Mojo power monitor, when the world has one (`card.power`, `_log.qo`). */
+  readonly power: PowerMonitor;
   readonly #module: ModuleCore;
   #wishes: SyncWish[] = [];
 
@@ -49,12 +52,14 @@ export class Sensors implements SensorPeers {
     this.temperature = new TemperatureSensor(module);
     this.aux = new AuxController(module, this);
     this.triangulation = new Triangulation(module);
+    this.power = new PowerMonitor(module, this.temperature);
   }
 
   start(): void {
     this.aux.start();
     this.accelerometer.start();
     this.temperature.start();
+    this.power.start();
     this.tracker.start();
     this.gnss.start();
   }
@@ -64,6 +69,7 @@ export class Sensors implements SensorPeers {
     this.tracker.dispose();
     this.accelerometer.dispose();
     this.temperature.dispose();
+    this.power.dispose();
     this.aux.dispose();
   }
 

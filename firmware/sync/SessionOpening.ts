@@ -101,6 +101,11 @@ function sessionStart(module: SyncHost, mode: () => SyncMode) {
   if (settings.version !== undefined) context.host = settings.version;
   if (report.fix) context.where = { lat: report.fix.lat, lon: report.fix.lon, time: report.fix.time };
   if (report.towers[0]) context.tower = towerRecord(report.towers[0]);
+  const station = radio.rat === "wifi" ? module.wifi.join() : undefined;
+  if (station?.joined && station.ap) {
+    const { ssid, bssid } = station.ap;
+    context.wifi = { ssid, ...(bssid ? { bssid } : {}) };
+  }
   if (report.triangulation) {
     const t = report.triangulation;
     context.triangulate = {

@@ -145,6 +145,9 @@ export class SessionRunner {
   async #connect(session: Session): Promise<Opened> {
     const state = this.#state;
     const radio = state.module.radio.state();
+    // A WiFi station that cannot join says why (as the real module's hub.sync.status does) and
+    // opens no registration penalty box: it tries again at the next sync.
+    if (!radio.registered && radio.reason !== undefined) throw new SyncFailure(radio.reason);
     if (!radio.registered) {
       session.connectFailure = "registration";
       throw new SyncFailure("no network {network}");

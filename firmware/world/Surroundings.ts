@@ -1,3 +1,4 @@
+import type { AccessPointView } from "./AccessPoints.js";
 import type { AuxPins } from "./AuxPins.js";
 import type { GeoPoint } from "./geo.js";
 
@@ -108,9 +109,13 @@ export interface Surroundings {
   environment(): EnvironmentReading | undefined;
   /** The carrier board signals charging on AUX_CHARGING. */
   charging(): boolean;
+  /** A Mojo power monitor sits between the supply and the module (`card.power`). */
+  mojo(): boolean;
   /** Cell towers in range, serving first (empty: none). */
   towers(): readonly CellTower[];
   readonly aux: AuxPins;
+  /** WiFi access points in range (`card.wifi`, the WiFi radio). */
+  readonly accessPoints: AccessPointView;
   /** Calls `listener` on every world event; returns an unsubscribe function. */
   onEvent(listener: (event: WorldEvent) => void): () => void;
 }

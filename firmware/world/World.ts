@@ -1,4 +1,5 @@
 import type { Clock, TimerHandle } from "../../core/Clock.js";
+import { AccessPointList } from "./AccessPoints.js";
 import { SimAuxLines } from "./AuxPins.js";
 import { isLatitude, isLongitude, type GeoPoint } from "./geo.js";
 import type {
@@ -80,6 +81,7 @@ type MotionOverride = { readonly moving: boolean; readonly rate: number } | unde
 export class World implements Surroundings {
   readonly clock: Clock;
   readonly aux: SimAuxLines;
+  readonly accessPoints = new AccessPointList();
   #fixed: GeoPoint | undefined;
   #playback: Playback | undefined;
   #trackTimer: TimerHandle | undefined;
@@ -96,6 +98,7 @@ export class World implements Surroundings {
   #light: number | undefined;
   #environment: EnvironmentReading | undefined;
   #charging = false;
+  #mojo = false;
   #towers: readonly CellTower[] | undefined;
   readonly #listeners = new Set<(event: WorldEvent) => void>();
 
@@ -316,6 +319,15 @@ export class World implements Surroundings {
 
   charging(): boolean {
     return this.#charging;
+  }
+
+  /** Attaches or detaches a Mojo power monitor between the supply and the module. */
+  setMojo(attached: boolean): void {
+    this.#mojo = attached;
+  }
+
+  mojo(): boolean {
+    return this.#mojo;
   }
 
   /**

@@ -18,7 +18,11 @@ export const WORLD_CHANGES = [
   "setLight",
   "setEnvironment",
   "setCharging",
+  "setMojo",
   "setTowers",
+  "addAccessPoint",
+  "removeAccessPoint",
+  "setAccessPoints",
   "driveAux",
   "releaseAux",
 ] as const;
@@ -63,8 +67,17 @@ export function applyWorldChange(world: World, op: WorldChange, args: readonly u
       return world.setEnvironment(a[0] as EnvironmentReading | undefined);
     case "setCharging":
       return world.setCharging(a[0] as boolean);
+    case "setMojo":
+      if (typeof a[0] !== "boolean") throw new TypeError("setMojo takes true (attached) or false");
+      return world.setMojo(a[0]);
     case "setTowers":
       return world.setTowers(a[0] as readonly CellTower[] | undefined);
+    case "addAccessPoint":
+      return world.accessPoints.add(a[0]);
+    case "removeAccessPoint":
+      return world.accessPoints.remove(String(a[0]));
+    case "setAccessPoints":
+      return world.accessPoints.set(a[0] as readonly unknown[] | undefined);
     case "driveAux":
       return world.aux.drive(a[0] as AuxPin, a[1] as boolean);
     case "releaseAux":

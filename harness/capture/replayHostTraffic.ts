@@ -42,7 +42,13 @@ export async function replayHostTraffic(
   capture: ParsedCapture,
   options: {
     link?: string;
-    module?: { seed: number | string; variant: VariantName; timeKnown: boolean; flash?: boolean };
+    module?: {
+      seed: number | string;
+      variant: VariantName;
+      timeKnown: boolean;
+      flash?: boolean;
+      mojo?: boolean;
+    };
     scenario?: Partial<ScenarioOptions>;
   } = {},
 ): Promise<ReplayResult> {
@@ -73,6 +79,7 @@ export async function replayHostTraffic(
     timeKnown: boot.timeKnown,
     clockStart: capture.meta.clockStart,
     ...("flash" in boot && boot.flash ? { flash: boot.flash } : {}),
+    ...("mojo" in boot && boot.mojo ? { mojo: true } : {}),
     ...options.scenario,
     serial: { name: link, rx: false },
     ...(hasI2c

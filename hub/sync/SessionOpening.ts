@@ -320,6 +320,7 @@ export class SessionOpening {
     };
     if (context.temp !== undefined) begin.temp = context.temp;
     if (context.ordering_code) begin.ordering_code = context.ordering_code;
+    if (context.wifi) Object.assign(begin, context.wifi); // the Event schema's `ssid`, `bssid`
     if (details.gpsLocation) located(begin, "where", details.gpsLocation);
     await this.p.events.record({
       projectUid: device.projectUid,

@@ -184,6 +184,10 @@ export function sessionDocument(
     out.where = openLocationCode(d.gpsLocation.latitude, d.gpsLocation.longitude);
     delete out.where_olc; // a session record has `where` instead
   }
+  if (context.wifi) {
+    out.ssid = context.wifi.ssid;
+    if (context.wifi.bssid) out.bssid = context.wifi.bssid;
+  }
   const info = d.towerInfo;
   if (info) out.cell = `${info.mcc},${info.mnc},${info.lac},${info.cell_id}`;
   if (context.tower && d.towerLocation) {

@@ -2,11 +2,15 @@ import { describe, expect, it } from "vitest";
 import { bootTestModule } from "../../support/moduleFixture.js";
 
 describe("requests that are not there", () => {
-  it.each(["card.wifi", "card.power"])(
-    "%s answers a clear {not-supported} error naming what it waits for, without {io}",
-    async (req) => {
+  // Every request of the schema is built; what waits is options of built ones.
+  it.each([
+    ["note.add", { file: "data.qo", binary: true }],
+    ["note.add", { file: "data.qo", body: { a: 1 }, key: "k" }],
+  ] as const)(
+    "%s with %o answers a clear {not-supported} error naming what it waits for, without {io}",
+    async (req, args) => {
       const t = await bootTestModule({ variant: "cell-wifi" });
-      const { err } = await t.req({ req });
+      const { err } = await t.req({ req, ...args });
       expect(err).toMatch(
         new RegExp(
           `^${req.replace(/\./g, "\\.")}: .+ is not available in this simulator release \\{not-supported\\}$`,
