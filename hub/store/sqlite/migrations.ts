@@ -414,4 +414,8 @@ export const migrations: readonly string[] = [
   `
   CREATE INDEX IF NOT EXISTS route_logs_date ON route_logs(date);
   `,
+  // 9: which hub run makes a queued delivery (one process on SQLite; see RouteStore.claimDeliveries).
+  `
+  ALTER TABLE route_queue ADD COLUMN owner TEXT;
+  `,
 ];
