@@ -28,6 +28,8 @@ export class PgClusterStore implements ClusterStore {
   #closed = false;
   #listening = false;
   #othersListening = false;
+  /** The wait before the listening connection is asked for again. */
+  #delay = 100;
 
   constructor(
     private readonly sql: PgConnection,
@@ -70,7 +72,8 @@ export class PgClusterStore implements ClusterStore {
     return this.#othersListening;
   }
 
-  async #listen(delay = 100): Promise<void> {
+  /** Listens on a connection of its own; a lost one is replaced after a backoff (0.1 s doubling to 5 s). */
+  async #listen(): Promise<void> {
     const client = new pg.Client({ connectionString: this.url });
     client.on("notification", (message) => {
       const listeners = this.#listeners.get(message.channel as ClusterChannel);
@@ -82,19 +85,29 @@ export class PgClusterStore implements ClusterStore {
         }
       }
     });
+    let lost = false;
     const again = (error: unknown) => {
-      if (this.#closed || this.#listener !== client) return;
-      this.#listener = undefined;
+      if (lost || this.#closed) return;
+      lost = true;
+      if (this.#listener === client) this.#listener = undefined;
+      void client.end().catch(() => undefined);
+      const delay = this.#delay;
+      this.#delay = Math.min(delay * 2, 5000);
       this.onRetry?.(
         `hub store: lost the PostgreSQL connection that hears the other hub processes (${(error as Error).message}); trying again in ${delay} ms`,
       );
-      setTimeout(() => void this.#listen(Math.min(delay * 2, 5000)).catch(again), delay).unref();
+      setTimeout(() => void this.#listen(), delay).unref();
     };
     client.on("error", again);
     client.on("end", () => again(new Error("connection ended")));
     this.#listener = client;
-    await client.connect();
-    for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+    try {
+      await client.connect();
+      for (const channel of CHANNELS) await client.query(`LISTEN ${channel}`);
+      this.#delay = 100;
+    } catch (error) {
+      again(error);
+    }
   }
 
   async putSession(row: SessionRow): Promise<void> {
