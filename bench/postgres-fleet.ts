@@ -162,7 +162,7 @@ const row = (hub: string, r: { rate: number; retried: number }) => ({
   modules: MODULES,
   "notes/module": NOTES,
   concurrency: CONCURRENCY,
-  "sessions/s": fmt(r.rate),
+  "sessions/s": fmt(r.rate, 1),
   "sessions retried": r.retried,
 });
 printTable("HTTPS fleet on PostgreSQL", [row("one process", one), row("two processes", two)]);

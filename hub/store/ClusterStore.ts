@@ -30,6 +30,18 @@ export interface ClusterStore {
   challengeSpent(challenge: string): Promise<boolean>;
   pruneChallenges(now: number): Promise<void>;
 
+  /**
+   * Rate limit buckets the processes share: `decide` is given the buckets of `keys` (locked until
+   * it has decided, so that processes taking from one bucket take in turn) and answers their new
+   * state (`buckets`, in the order of `keys`), or none to leave them as they were.
+   */
+  updateBuckets<T>(
+    keys: readonly string[],
+    decide: (buckets: (RateBucket | undefined)[]) => { buckets?: readonly RateBucket[]; result: T },
+  ): Promise<T>;
+  /** Forgets buckets last taken from before `before` (full again by now). */
+  pruneBuckets(before: number): Promise<void>;
+
   /** The processes seen alive (their last beat within the store's liveness window), this one included. */
   liveNodes(): Promise<string[]>;
   /** Says (at every beat) whether this process has listeners of the live feed. */
@@ -48,6 +60,12 @@ export interface ClusterStore {
 
 /** The channels between hub processes: device changes (signal waits) and the live feed. */
 export type ClusterChannel = "cardsim_device" | "cardsim_feed";
+
+/** A token bucket: tokens left when last taken from, at that hub time (ms). */
+export interface RateBucket {
+  readonly tokens: number;
+  readonly at: number;
+}
 
 export interface SessionRow {
   readonly token: string;

@@ -32,7 +32,7 @@ import {
   type SyncTransport,
 } from "./SessionRecords.js";
 import { CHALLENGE_TEXT_LENGTH, type SyncChallenges } from "./SyncChallenges.js";
-import type { HelloThrottle } from "./HelloThrottle.js";
+import type { HelloLimiter } from "./HelloThrottle.js";
 import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
@@ -55,7 +55,7 @@ export interface SessionOpeningParts {
   readonly devices: DeviceService;
   readonly crypto: Crypto;
   readonly challenges: SyncChallenges;
-  readonly throttle: HelloThrottle | undefined;
+  readonly throttle: HelloLimiter | undefined;
   readonly deviceAuth: DeviceAuth;
   readonly places: SyncPlaces;
   readonly records: SessionRecords;
@@ -79,7 +79,7 @@ export class SessionOpening {
    */
   async hello(request: HelloRequest, bytes: number, source: string | undefined): Promise<ProtocolReply> {
     const now = this.p.clock.now();
-    const over = source === undefined ? undefined : this.p.throttle?.take(request.device, source, now);
+    const over = source === undefined ? undefined : await this.p.throttle?.take(request.device, source, now);
     if (over) {
       throw refuse(
         SYNC_ERRORS.rateLimited,

@@ -8,7 +8,13 @@ import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { RoutingService } from "../routing/RoutingService.js";
 import type { HubStore } from "../store/HubStore.js";
-import { DEFAULT_HELLO_LIMITS, HelloThrottle, type HelloLimits } from "./HelloThrottle.js";
+import {
+  DEFAULT_HELLO_LIMITS,
+  HelloThrottle,
+  SharedHelloThrottle,
+  type HelloLimiter,
+  type HelloLimits,
+} from "./HelloThrottle.js";
 import { OnlineMessages } from "./OnlineMessages.js";
 import type { PlaceNameLookup } from "./placeNames.js";
 import { jsonBytes, SessionRecords, type SyncTransport } from "./SessionRecords.js";
@@ -81,7 +87,7 @@ export class SyncService {
   readonly #ids: HubIds;
   readonly #onFault: (error: unknown, type: string) => void;
   readonly #challenges: SyncChallenges;
-  readonly #throttle: HelloThrottle | undefined;
+  readonly #throttle: HelloLimiter | undefined;
   readonly #records: SessionRecords;
   readonly #places: SyncPlaces;
   readonly #opening: SessionOpening;
@@ -99,7 +105,11 @@ export class SyncService {
     this.#ids = options.ids;
     this.#onFault = options.onFault ?? (() => undefined);
     const limits = options.helloLimits ?? DEFAULT_HELLO_LIMITS;
-    this.#throttle = limits ? new HelloThrottle(limits) : undefined;
+    this.#throttle = !limits
+      ? undefined
+      : store.cluster
+        ? new SharedHelloThrottle(limits, store.cluster)
+        : new HelloThrottle(limits);
     const afterCommit = (action: () => void) => store.afterCommit(action);
     const cluster = store.cluster;
     const sessions: SessionTable = cluster

@@ -4,6 +4,7 @@ import {
   MAX_CLUSTER_PAYLOAD,
   type ClusterChannel,
   type ClusterStore,
+  type RateBucket,
   type SessionRow,
 } from "../ClusterStore.js";
 import type { PgConnection } from "./PgConnection.js";
@@ -201,6 +202,38 @@ export class PgClusterStore implements ClusterStore {
 
   async pruneChallenges(now: number): Promise<void> {
     await this.sql.run("DELETE FROM spent_challenges WHERE expires < ?", now);
+  }
+
+  async updateBuckets<T>(
+    keys: readonly string[],
+    decide: (buckets: (RateBucket | undefined)[]) => { buckets?: readonly RateBucket[]; result: T },
+  ): Promise<T> {
+    return this.sql.atomic(async () => {
+      // Made if missing, then locked, in the order of the keys' text (no two takers deadlock).
+      const sorted = [...new Set(keys)].sort();
+      await this.sql.run(
+        "INSERT INTO rate_buckets (key, tokens, at) SELECT k, 'NaN', 0 FROM unnest(?::text[]) AS k ON CONFLICT (key) DO NOTHING",
+        sorted,
+      );
+      const rows = await this.sql.all<{ key: string; tokens: number; at: number }>(
+        "SELECT key, tokens, at FROM rate_buckets WHERE key = ANY (?::text[]) ORDER BY key FOR UPDATE",
+        sorted,
+      );
+      const byKey = new Map(rows.filter((r) => !Number.isNaN(r.tokens)).map((r) => [r.key, r]));
+      const decided = decide(keys.map((key) => byKey.get(key)));
+      for (const [i, bucket] of (decided.buckets ?? []).entries())
+        await this.sql.run(
+          "UPDATE rate_buckets SET tokens = ?, at = ? WHERE key = ?",
+          bucket.tokens,
+          bucket.at,
+          keys[i],
+        );
+      return decided.result;
+    });
+  }
+
+  async pruneBuckets(before: number): Promise<void> {
+    await this.sql.run("DELETE FROM rate_buckets WHERE at < ?", before);
   }
 
   async liveNodes(): Promise<string[]> {

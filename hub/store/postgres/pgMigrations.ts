@@ -386,6 +386,8 @@ export const pgMigrations: readonly string[] = [
 
   CREATE TABLE spent_challenges (challenge TEXT PRIMARY KEY, expires BIGINT NOT NULL);
 
+  CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, at BIGINT NOT NULL);
+
   CREATE TABLE hub_nodes (node TEXT PRIMARY KEY, seen BIGINT NOT NULL, listening INTEGER NOT NULL DEFAULT 0);
 
   ALTER TABLE route_queue ADD COLUMN owner TEXT;

@@ -1,6 +1,7 @@
 import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PgHubStore } from "../../../hub/store/postgres/PgHubStore.js";
+import { SharedHelloThrottle } from "../../../hub/sync/HelloThrottle.js";
 import { createTestDatabase, POSTGRES_SKIP_MESSAGE, testPostgresUrl } from "../../support/postgres.js";
 import { putDevice, seedProject } from "./contract/support/seed.js";
 
@@ -73,6 +74,26 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     // Updating a session that ended brings nothing back.
     await two.cluster.updateSession({ token: "t2", deviceUid: "dev:1", lastSeen: 9000, data: "{}" });
     expect(await one.cluster.getSession("t2")).toBeUndefined();
+  });
+
+  it("count hellos against one set of limits, whichever process answers them", async () => {
+    const limits = { perDevice: 2, perSource: 3 };
+    const [a, b] = [
+      new SharedHelloThrottle(limits, one.cluster),
+      new SharedHelloThrottle(limits, two.cluster),
+    ];
+    const t = 1_000_000;
+    expect(await a.take("dev:1", "10.0.0.1", t)).toBeUndefined();
+    expect(await b.take("dev:1", "10.0.0.1", t)).toBeUndefined();
+    // The device's two a minute are used up on both; the address has one left, for another device.
+    expect(await a.take("dev:1", "10.0.0.1", t)).toEqual({ wait: 30_000, limit: "for this device" });
+    expect(await b.take("dev:1", "10.0.0.1", t)).toEqual({ wait: 30_000, limit: "for this device" });
+    // Taken at once by both processes: the last hello of the address goes to one of them.
+    const both = await Promise.all([a.take("dev:2", "10.0.0.1", t), b.take("dev:3", "10.0.0.1", t)]);
+    expect(both.filter((r) => r === undefined)).toHaveLength(1);
+    expect(both.find((r) => r !== undefined)).toEqual({ wait: 20_000, limit: "from this address" });
+    // Half a minute later the device has one hello again.
+    expect(await b.take("dev:1", "10.0.0.2", t + 30_000)).toBeUndefined();
   });
 
   it("know each other alive, and hear what each other publishes", async () => {
