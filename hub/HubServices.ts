@@ -18,6 +18,7 @@ import { NoteService } from "./notes/NoteService.js";
 import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js";
 import type { HubStore } from "./store/HubStore.js";
 import type { EventRecord } from "./store/records.js";
+import { relayAcrossProcesses } from "./clusterRelay.js";
 import { SyncNotifier } from "./sync/SyncNotifier.js";
 import type { HelloLimits } from "./sync/HelloThrottle.js";
 import { SyncService, type DeviceAuth } from "./sync/SyncService.js";
@@ -108,6 +109,8 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const feed = new HubFeed();
   events.subscribe((event) => feed.event(event));
   const notifier = new SyncNotifier();
+  if (store.cluster)
+    relayAcrossProcesses(store.cluster, store, notifier, feed, options.onRoutingError ?? (() => undefined));
   const devices = new DeviceService(store, clock, notifier);
   // The hub only verifies signatures, so the key-making randomness of the default is never used.
   const crypto = options.crypto ?? new SeededCrypto({ nextUint32: () => 0 });

@@ -74,22 +74,52 @@ export type FeedListener = (item: FeedItem) => void;
  * What happens in the hub as it happens, for the console's live pages, `cardsim tail` and the
  * command line's lines: events once stored (and sessions told from their `_session.qo` events),
  * route deliveries as each attempt ends, DFU steps. In process only: listeners are called
- * synchronously, one that throws is skipped and the others are told all the same.
+ * synchronously, one that throws is skipped and the others are told all the same. Over a store
+ * several hub processes share, `relayTo` passes what happens here on to the others, whose
+ * `publishHere` tells their listeners: the console's stream of any process shows the whole fleet.
  */
 export class HubFeed {
   readonly #listeners = new Set<{ listener: FeedListener }>();
+  #relay: { send: FeedListener; wanted: () => boolean; told: (listening: boolean) => void } | undefined;
+
+  /**
+   * Passes every item published here on to `send` too (the other hub processes) while `wanted`
+   * says another process has listeners; `told` hears when this one starts or stops having any.
+   */
+  relayTo(send: FeedListener, wanted: () => boolean, told: (listening: boolean) => void): void {
+    this.#relay = { send, wanted, told };
+  }
 
   subscribe(listener: FeedListener): () => void {
     const entry = { listener };
     this.#listeners.add(entry);
-    return () => void this.#listeners.delete(entry);
+    if (this.#listeners.size === 1) this.#relay?.told(true);
+    return () => {
+      if (this.#listeners.delete(entry) && this.#listeners.size === 0) this.#relay?.told(false);
+    };
   }
 
+  /** Someone hears the feed: a listener of this process, or (relayed) of another. */
   get listening(): boolean {
+    return this.#listeners.size > 0 || this.#relay?.wanted() === true;
+  }
+
+  /** This process has listeners of its own. */
+  get listeningHere(): boolean {
     return this.#listeners.size > 0;
   }
 
   publish(item: FeedItem): void {
+    this.publishHere(item);
+    try {
+      if (this.#relay?.wanted()) this.#relay.send(item);
+    } catch {
+      // The other processes miss it; this one's listeners were told.
+    }
+  }
+
+  /** Tells this process's listeners only. */
+  publishHere(item: FeedItem): void {
     for (const { listener } of [...this.#listeners]) {
       try {
         listener(item);

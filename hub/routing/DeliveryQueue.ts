@@ -1,3 +1,4 @@
+import { randomBytes } from "node:crypto";
 import { Alarm } from "../../core/Alarm.js";
 import type { Clock } from "../../core/Clock.js";
 import { ServiceError } from "../ServiceError.js";
@@ -25,6 +26,8 @@ export const RETRY_DELAYS_MS: readonly number[] = [60_000, 120_000, 180_000];
 const INTAKE_BATCH = 500;
 /** Ended attempts written per store transaction at most (see #complete). */
 const COMPLETION_BATCH = 64;
+/** How often (real time) a hub process over a shared store looks for deliveries of processes gone. */
+const TAKE_OVER_EVERY_MS = 5_000;
 
 /** A queued delivery in memory, with the event when it is at hand (saves reading it back). */
 interface Pending {
@@ -46,9 +49,14 @@ interface Lane {
  * stops are made when it starts again (resume). A worker on the hub clock (the pump) attempts
  * each route's deliveries one at a time in order, all routes side by side, keeping `throttle_ms`
  * between a route's requests; each attempt's ending (its log, its retry or its dead letter) is
- * written to the store in groups.
+ * written to the store in groups. Each delivery is made by the hub process that queued (or
+ * claimed) it: over a store several processes share, one that stops or dies leaves its deliveries
+ * to the first of the others to claim them (RouteStore.claimDeliveries).
  */
 export class DeliveryQueue {
+  /** The process queueing and claiming deliveries (a run of its own on a store of one process). */
+  readonly #node: string;
+  #takeOver: NodeJS.Timeout | undefined;
   readonly #lanes = new Map<string, Lane>();
   readonly #intake: EventRecord[] = [];
   #intaking: Promise<void> | null = null;
@@ -74,11 +82,21 @@ export class DeliveryQueue {
     private readonly changed: () => void = () => undefined,
   ) {
     this.#alarm = new Alarm(clock, () => this.pump());
+    this.#node = store.cluster?.node ?? `run:${randomBytes(8).toString("hex")}`;
   }
 
-  /** Puts the deliveries pending when the hub stopped back into their lanes (once, at start). */
+  /**
+   * Puts the deliveries pending when the hub stopped back into their lanes (once, at start); over
+   * a shared store, takes over from then on those of processes that stop or die.
+   */
   start(): void {
     this.#ready = this.#resume().catch((error: unknown) => this.report(error));
+    if (!this.store.cluster) return;
+    this.#takeOver = setInterval(() => {
+      if (!this.#stopped)
+        this.#ready = this.#ready.then(() => this.#resume()).catch((e: unknown) => this.report(e));
+    }, TAKE_OVER_EVERY_MS);
+    this.#takeOver.unref();
   }
 
   /** The event subscriber: quick, the matching and queueing run in order behind it. */
@@ -137,7 +155,10 @@ export class DeliveryQueue {
   /** Stores deliveries (one transaction), then hands them to their lanes. */
   async #enqueue(queued: Pending[]): Promise<void> {
     if (queued.length === 0) return;
-    const saved = await this.store.routes.enqueue(queued.map((p) => p.entry));
+    const saved = await this.store.routes.enqueue(
+      queued.map((p) => p.entry),
+      this.#node,
+    );
     saved.forEach((entry, i) => this.#addToLane({ entry, event: queued[i]!.event }));
     this.pump();
   }
@@ -157,9 +178,11 @@ export class DeliveryQueue {
     this.#lanes.delete(routeUid);
   }
 
-  /** Deliveries pending when the hub stopped: back into their lanes. */
+  /** Deliveries no live process makes (pending when the hub stopped): claimed, into their lanes. */
   async #resume(): Promise<void> {
-    const entries = await this.store.routes.pendingDeliveries();
+    const live = (await this.store.cluster?.liveNodes()) ?? [this.#node];
+    const entries = await this.store.routes.claimDeliveries(this.#node, live);
+    if (entries.length === 0) return;
     for (const uid of new Set(entries.map((e) => e.routeUid))) {
       const route = await this.store.routes.getRoute(uid);
       if (route) this.catalogue.remember(route);
@@ -393,6 +416,7 @@ export class DeliveryQueue {
   /** No more events taken, no more attempts started (the first step of stopping). */
   halt(): void {
     this.#stopped = true;
+    clearInterval(this.#takeOver);
     this.#alarm.cancel();
   }
 

@@ -36,6 +36,7 @@ import type { JsonObject } from "../../core/json.js";
 import type { RouteStore } from "./RouteStore.js";
 import type { FirmwareStore } from "./FirmwareStore.js";
 import type { JobStore, MonitorStore } from "./AutomationStore.js";
+import type { ClusterStore } from "./ClusterStore.js";
 
 export interface TransactionOptions {
   /**
@@ -70,6 +71,11 @@ export interface HubStore {
   readonly monitors: MonitorStore;
   /** Batch jobs and their runs (hub/jobs). */
   readonly jobs: JobStore;
+  /**
+   * What several hub processes over the store share (sessions, challenges, messages between them):
+   * only a store that several processes can open has it; without it the hub keeps all that in memory.
+   */
+  readonly cluster?: ClusterStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error

@@ -120,10 +120,20 @@ export interface RouteStore {
   /** Removes the route and its pending deliveries (its logs stay); false when there was none. */
   deleteRoute(uid: string): Promise<boolean>;
 
-  /** Queues deliveries as one unit; returns them with their sequence numbers. */
-  enqueue(entries: NewRouteQueueEntry[]): Promise<RouteQueueEntry[]>;
-  /** Every pending delivery, in queueing order (read once when routing starts). */
+  /**
+   * Queues deliveries as one unit, made by the hub process `owner` (none: by whichever claims them);
+   * returns them with their sequence numbers.
+   */
+  enqueue(entries: NewRouteQueueEntry[], owner?: string): Promise<RouteQueueEntry[]>;
+  /** Every pending delivery, in queueing order. */
   pendingDeliveries(): Promise<RouteQueueEntry[]>;
+  /**
+   * Takes for the hub process `owner` every pending delivery that no process among `live` makes
+   * (queued without an owner, or by a process that stopped or died), in queueing order. Several
+   * processes claiming at once each get their own share: a delivery is claimed by one of them
+   * only (PostgreSQL: `FOR UPDATE SKIP LOCKED`).
+   */
+  claimDeliveries(owner: string, live: readonly string[]): Promise<RouteQueueEntry[]>;
   /**
    * Ends attempts, in order, as one unit: each writes its log (if any) and removes its queue
    * entry or, with `next`, turns it into the retry. An entry already gone (its route was deleted)

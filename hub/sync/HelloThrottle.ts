@@ -1,3 +1,5 @@
+import type { ClusterStore } from "../store/ClusterStore.js";
+
 /**
  * How many `hello` messages (unauthenticated: anyone may send one) the hub answers, as token
  * buckets on the hub clock: each holds a minute's worth and refills at that rate. `perDevice`
@@ -57,16 +59,94 @@ export function helloSource(address: string): string {
     .join(":")}::/64`;
 }
 
-interface Bucket {
+/** A token bucket: tokens left when last taken from, at that hub time. */
+export interface Bucket {
   tokens: number;
   at: number;
+}
+
+/** A refused hello: how long to wait (ms) and which limit refused it. */
+export interface HelloRefusal {
+  wait: number;
+  limit: string;
+}
+
+/** The hello limits as the device sync asks them (in memory, or shared by several hub processes). */
+export interface HelloLimiter {
+  /** Takes one hello from the device's and the source's buckets, or refuses it (taking nothing). */
+  take(
+    device: string,
+    source: string,
+    now: number,
+  ): HelloRefusal | undefined | Promise<HelloRefusal | undefined>;
+  prune(now: number): void;
+}
+
+/** The buckets' keys of a hello: the device from the source, and the source. */
+export function helloBucketKeys(device: string, source: string): [string, string] {
+  return [`d\n${source}\n${device}`, `s\n${source}`];
+}
+
+/** The buckets refilled to `now`, and the hello taken from both, or the refusal (nothing taken). */
+export function takeHello(
+  limits: HelloLimits,
+  buckets: readonly [Bucket | undefined, Bucket | undefined],
+  now: number,
+): { buckets: [Bucket, Bucket] } | { refused: HelloRefusal } {
+  const perDevice = refill(buckets[0], limits.perDevice, now);
+  const perSource = refill(buckets[1], limits.perSource, now);
+  if (perSource.tokens < 1)
+    return { refused: { wait: waitOf(perSource, limits.perSource), limit: "from this address" } };
+  if (perDevice.tokens < 1)
+    return { refused: { wait: waitOf(perDevice, limits.perDevice), limit: "for this device" } };
+  perDevice.tokens--;
+  perSource.tokens--;
+  return { buckets: [perDevice, perSource] };
+}
+
+function refill(bucket: Bucket | undefined, perMinute: number, now: number): Bucket {
+  if (!bucket) return { tokens: perMinute, at: now };
+  const tokens = Math.min(perMinute, bucket.tokens + (Math.max(0, now - bucket.at) * perMinute) / 60_000);
+  return { tokens, at: now };
+}
+
+function waitOf(bucket: Bucket, perMinute: number): number {
+  return Math.ceil(((1 - bucket.tokens) * 60_000) / perMinute);
 }
 
 /** Buckets kept at most; beyond it full buckets go first, then the least recently used. */
 const MAX_BUCKETS = 100_000;
 
+/**
+ * The hello limits of several hub processes over one store: the buckets are the store's
+ * (ClusterStore.updateBuckets), so a round-robin in front of the processes gives no more hellos
+ * than one process would.
+ */
+export class SharedHelloThrottle implements HelloLimiter {
+  #pruned = Number.NEGATIVE_INFINITY;
+
+  constructor(
+    readonly limits: HelloLimits,
+    private readonly cluster: ClusterStore,
+  ) {}
+
+  take(device: string, source: string, now: number): Promise<HelloRefusal | undefined> {
+    return this.cluster.updateBuckets(helloBucketKeys(device, source), ([perDevice, perSource]) => {
+      const taken = takeHello(this.limits, [perDevice, perSource], now);
+      return "refused" in taken ? { result: taken.refused } : { buckets: taken.buckets, result: undefined };
+    });
+  }
+
+  /** Buckets untouched for a minute are full again: they go (one process's sweep does it). */
+  prune(now: number): void {
+    if (now - this.#pruned < 60_000) return;
+    this.#pruned = now;
+    void this.cluster.pruneBuckets(now - 60_000).catch(() => undefined);
+  }
+}
+
 /** The hello limits on the hub clock (state in memory: a restarted hub starts with full buckets). */
-export class HelloThrottle {
+export class HelloThrottle implements HelloLimiter {
   readonly #buckets = new Map<string, Bucket>();
 
   constructor(readonly limits: HelloLimits) {}
@@ -75,17 +155,14 @@ export class HelloThrottle {
    * Takes one hello from the buckets of the device and the source, or says how long to wait
    * (milliseconds) and which limit refused it; a refused hello takes nothing.
    */
-  take(device: string, source: string, now: number): { wait: number; limit: string } | undefined {
-    const perDevice = this.#bucket(`d\n${source}\n${device}`, this.limits.perDevice, now);
-    const perSource = this.#bucket(`s\n${source}`, this.limits.perSource, now);
-    if (perSource.tokens < 1) {
-      return { wait: this.#wait(perSource, this.limits.perSource), limit: "from this address" };
+  take(device: string, source: string, now: number): HelloRefusal | undefined {
+    const keys = helloBucketKeys(device, source);
+    const taken = takeHello(this.limits, [this.#buckets.get(keys[0]), this.#buckets.get(keys[1])], now);
+    if ("refused" in taken) {
+      // Kept refilled (and in order of use), as taken.
+      return taken.refused;
     }
-    if (perDevice.tokens < 1) {
-      return { wait: this.#wait(perDevice, this.limits.perDevice), limit: "for this device" };
-    }
-    perDevice.tokens--;
-    perSource.tokens--;
+    keys.forEach((key, i) => this.#put(key, taken.buckets[i]!, now));
     return undefined;
   }
 
@@ -101,25 +178,10 @@ export class HelloThrottle {
     return this.#buckets.size;
   }
 
-  #bucket(key: string, perMinute: number, now: number): Bucket {
-    let bucket = this.#buckets.get(key);
-    if (bucket) {
-      this.#buckets.delete(key); // re-inserted: the map stays in order of use
-      bucket.tokens = Math.min(
-        perMinute,
-        bucket.tokens + (Math.max(0, now - bucket.at) * perMinute) / 60_000,
-      );
-      bucket.at = now;
-    } else {
-      if (this.#buckets.size >= MAX_BUCKETS) this.#makeRoom(now);
-      bucket = { tokens: perMinute, at: now };
-    }
+  #put(key: string, bucket: Bucket, now: number): void {
+    this.#buckets.delete(key); // re-inserted: the map stays in order of use
+    if (this.#buckets.size >= MAX_BUCKETS) this.#makeRoom(now);
     this.#buckets.set(key, bucket);
-    return bucket;
-  }
-
-  #wait(bucket: Bucket, perMinute: number): number {
-    return Math.ceil(((1 - bucket.tokens) * 60_000) / perMinute);
   }
 
   #makeRoom(now: number): void {

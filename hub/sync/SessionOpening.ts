@@ -32,7 +32,7 @@ import {
   type SyncTransport,
 } from "./SessionRecords.js";
 import { CHALLENGE_TEXT_LENGTH, type SyncChallenges } from "./SyncChallenges.js";
-import type { HelloThrottle } from "./HelloThrottle.js";
+import type { HelloLimiter } from "./HelloThrottle.js";
 import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
@@ -55,7 +55,7 @@ export interface SessionOpeningParts {
   readonly devices: DeviceService;
   readonly crypto: Crypto;
   readonly challenges: SyncChallenges;
-  readonly throttle: HelloThrottle | undefined;
+  readonly throttle: HelloLimiter | undefined;
   readonly deviceAuth: DeviceAuth;
   readonly places: SyncPlaces;
   readonly records: SessionRecords;
@@ -64,7 +64,7 @@ export interface SessionOpeningParts {
 const encoder = new TextEncoder();
 
 /** A challenge `hello` issued, checked at `open`: the bytes its hello took, and when it expires. */
-type Pending = NonNullable<ReturnType<SyncChallenges["check"]>>;
+type Pending = NonNullable<Awaited<ReturnType<SyncChallenges["check"]>>>;
 
 /**
  * `hello` and `open`: the module proves its key (trust on first use, or a pinned key), the device
@@ -79,7 +79,7 @@ export class SessionOpening {
    */
   async hello(request: HelloRequest, bytes: number, source: string | undefined): Promise<ProtocolReply> {
     const now = this.p.clock.now();
-    const over = source === undefined ? undefined : this.p.throttle?.take(request.device, source, now);
+    const over = source === undefined ? undefined : await this.p.throttle?.take(request.device, source, now);
     if (over) {
       throw refuse(
         SYNC_ERRORS.rateLimited,
@@ -100,7 +100,7 @@ export class SessionOpening {
 
   async open(request: OpenRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
     const now = this.p.clock.now();
-    const pending = this.p.challenges.check(request.challenge, request.device, request.product, now);
+    const pending = await this.p.challenges.check(request.challenge, request.device, request.product, now);
     if (!pending) {
       throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
     }
@@ -160,7 +160,7 @@ export class SessionOpening {
       const text = `the device belongs to another project than the one owning ${request.product}`;
       return { refused: refusal(SYNC_ERRORS.product, text) };
     }
-    const key = await this.#authenticate(request, product, known, pending, now);
+    const key = await this.#authenticate(request, product, known, pending);
     if (typeof key !== "string") return { refused: key };
     if (known?.disabled) return { refused: disabled() };
     const device = await this.#provision(request, product, known, key);
@@ -177,7 +177,7 @@ export class SessionOpening {
     }
     const defaults = request.context.env_defaults;
     if (defaults) await this.#envDefaults(device.uid, defaults, now);
-    for (const earlier of this.p.records.sessions.ofDevice(device.uid)) {
+    for (const earlier of await this.p.records.sessions.ofDevice(device.uid)) {
       await this.p.records.end(earlier, "superseded by a new session", now);
     }
     return { device, tracker, reset };
@@ -192,7 +192,6 @@ export class SessionOpening {
     product: ProductRecord,
     device: DeviceRecord | undefined,
     pending: Pending,
-    now: number,
   ): Promise<string | ProtocolReply> {
     const storedKey = device?.publicKey ?? null;
     const pinned = this.p.deviceAuth === "pinned";
@@ -213,11 +212,10 @@ export class SessionOpening {
       if (pinned) return notPinned(request.device, product.projectUid);
       return refusal(SYNC_ERRORS.auth, "the signature does not prove possession of the device's key");
     }
-    // Spent once proven (transactions run one at a time: a second open with it is refused).
-    if (!this.p.challenges.check(request.challenge, request.device, request.product, now)) {
+    // Spent once proven, in the open's transaction: a second open with it is refused.
+    if (!(await this.p.challenges.spend(request.challenge, pending.expires))) {
       return refusal(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
     }
-    this.p.challenges.spend(request.challenge, pending.expires);
     return read.pem;
   }
 
@@ -306,7 +304,7 @@ export class SessionOpening {
       toldDeleted: new Set(),
     };
     Object.assign(session.doc, sessionDocument(device, session, context, request.why));
-    this.p.store.afterCommit(() => this.p.records.sessions.add(session));
+    await this.p.records.sessions.add(session);
 
     const begin: JsonObject = {
       ...eventBase(device, session),

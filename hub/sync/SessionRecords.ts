@@ -8,7 +8,7 @@ import type { EventService } from "../events/EventService.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord } from "../store/records.js";
 import { eventBase, sessionPeriod } from "./syncDocuments.js";
-import type { SyncSession, SyncSessions } from "./SyncSessions.js";
+import type { SessionTable, SyncSession } from "./SyncSessions.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
 
 /**
@@ -62,7 +62,7 @@ export class SessionRecords {
     private readonly store: HubStore,
     private readonly clock: Clock,
     private readonly events: EventService,
-    readonly sessions: SyncSessions,
+    readonly sessions: SessionTable,
   ) {}
 
   /**
@@ -70,11 +70,11 @@ export class SessionRecords {
    * expired, the device is gone, or it was disabled (which ends the session).
    */
   async find(token: string): Promise<FoundSession> {
-    const session = this.sessions.get(token, this.clock.now());
+    const session = await this.sessions.get(token, this.clock.now());
     if (!session) return { refused: expired().reply() };
     const device = await this.store.devices.getDevice(session.deviceUid);
     if (!device || device.projectUid !== session.projectUid) {
-      this.sessions.remove(session);
+      await this.sessions.remove(session);
       return { refused: expired().reply() };
     }
     if (device.disabled) {
@@ -87,7 +87,8 @@ export class SessionRecords {
   /**
    * Counts a message and its reply. The session record is rewritten with the counts at most once a
    * second of hub time while the session is open (and always when it ends): a sync of thousands of
-   * notes would otherwise spend as much on its session record as on its notes.
+   * notes would otherwise spend as much on its session record as on its notes. The session itself
+   * is kept as it now is (for a table several hub processes share, written in the transaction).
    */
   async account(session: SyncSession, requestBytes: number, reply: ProtocolReply): Promise<void> {
     const now = this.clock.now();
@@ -95,6 +96,7 @@ export class SessionRecords {
     session.traffic.bytesReceived += jsonBytes(reply);
     session.lastSeenMs = now;
     if (now - session.recordedMs >= RECORD_EVERY_MS) await this.#write(session, now, null);
+    await this.sessions.save(session);
   }
 
   async #write(session: SyncSession, now: number, ended: JsonObject | null): Promise<void> {
@@ -112,8 +114,7 @@ export class SessionRecords {
 
   /** Ends a session: its record, its `session.end` event, the device no longer connected by it. */
   async end(session: SyncSession, why: string, now: number, usage?: SessionUsage): Promise<void> {
-    this.sessions.remove(session);
-    this.store.afterCommit(() => this.sessions.remove(session));
+    await this.sessions.remove(session);
     await this.#write(session, now, { why_session_closed: why });
     const device = await this.store.devices.getDevice(session.deviceUid);
     if (!device || device.projectUid !== session.projectUid) return;
@@ -132,7 +133,7 @@ export class SessionRecords {
     });
     // The device was last heard from at the session's last message; it is no longer connected
     // by this session (unless another continuous one holds it).
-    const stillHeld = this.sessions.ofDevice(device.uid).some((s) => s.continuous);
+    const stillHeld = (await this.sessions.ofDevice(device.uid)).some((s) => s.continuous);
     await this.store.devices.putDevice({
       uid: device.uid,
       projectUid: device.projectUid,

@@ -44,7 +44,7 @@ export class SignalWaits {
 
   /** Signals after `after` (earlier ones acknowledged), waiting for one first when asked. */
   async signals(request: SignalsRequest, bytes: number): Promise<ProtocolReply> {
-    const waiting = this.p.records.sessions.get(request.token, this.p.clock.now());
+    const waiting = await this.p.records.sessions.get(request.token, this.p.clock.now());
     if (!waiting) throw expired();
     waiting.lastSeenMs = this.p.clock.now();
     const wait = Math.min(request.wait ?? 0, MAX_SIGNAL_WAIT_MS);

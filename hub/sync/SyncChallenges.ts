@@ -8,6 +8,37 @@ export interface ChallengeExchange {
   readonly received: number;
 }
 
+/**
+ * The challenges spent by a successful `open`, until they expire: in memory for one hub process,
+ * in the store for several (ClusterStore), so that a challenge opens one session whichever
+ * process is answered.
+ */
+export interface SpentChallenges {
+  has(challenge: string): Promise<boolean>;
+  /** Spends it (in the caller's transaction); false when it was spent already. */
+  spend(challenge: string, expires: number): Promise<boolean>;
+  prune(now: number): Promise<void>;
+}
+
+/** The spent challenges of one hub process. */
+export class SpentInMemory implements SpentChallenges {
+  readonly #spent = new Map<string, number>();
+
+  async has(challenge: string): Promise<boolean> {
+    return this.#spent.has(challenge);
+  }
+
+  async spend(challenge: string, expires: number): Promise<boolean> {
+    if (this.#spent.has(challenge)) return false;
+    this.#spent.set(challenge, expires);
+    return true;
+  }
+
+  async prune(now: number): Promise<void> {
+    for (const [challenge, expires] of this.#spent) if (expires < now) this.#spent.delete(challenge);
+  }
+}
+
 const VERSION = 1;
 const NONCE_BYTES = 15;
 const MAC_BYTES = 16;
@@ -25,18 +56,24 @@ export const CHALLENGE_TEXT_LENGTH = (TOTAL_BYTES / 3) * 4;
  * challenge; the hub checks the seal, the device, the product and the expiry. A challenge is
  * single-use: it is spent when an `open` proves possession of the device's key with it (only such
  * opens are remembered, until the challenge would have expired). A restarted hub has a new key:
- * its earlier challenges are unknown.
+ * its earlier challenges are unknown. Hub processes over one shared store seal with one key kept
+ * in the store (`useKey` before the first message), and spend challenges in it.
  */
 export class SyncChallenges {
   /** Prepared once: an HMAC keyed with a KeyObject skips the key's import at every challenge. */
-  readonly #key: KeyObject;
-  /** Challenges spent by a successful `open`, until they expire. */
-  readonly #spent = new Map<string, number>();
+  #key: KeyObject;
 
   constructor(
     readonly ttlMs: number,
     key: Uint8Array = new Uint8Array(randomBytes(32)),
+    /** Challenges spent by a successful `open`, until they expire. */
+    readonly spent: SpentChallenges = new SpentInMemory(),
   ) {
+    this.#key = createSecretKey(key);
+  }
+
+  /** Seals and checks with `key` from now on (the key every process over a shared store uses). */
+  useKey(key: Uint8Array): void {
     this.#key = createSecretKey(key);
   }
 
@@ -63,12 +100,12 @@ export class SyncChallenges {
    * The exchange of a challenge this hub gave to this device for this product, still good (not
    * expired, not spent), with its expiry; undefined for anything else.
    */
-  check(
+  async check(
     challenge: string,
     device: string,
     product: string,
     now: number,
-  ): (ChallengeExchange & { expires: number }) | undefined {
+  ): Promise<(ChallengeExchange & { expires: number }) | undefined> {
     if (challenge.length !== CHALLENGE_TEXT_LENGTH) return undefined;
     const body = decodeBase64(challenge);
     if (!body || body.length !== TOTAL_BYTES || body[0] !== VERSION) return undefined;
@@ -76,7 +113,7 @@ export class SyncChallenges {
     if (!timingSafeEqual(mac, body.subarray(BODY_BYTES))) return undefined;
     const view = new DataView(body.buffer, body.byteOffset, body.byteLength);
     const expires = view.getFloat64(1 + NONCE_BYTES);
-    if (!(expires >= now) || this.#spent.has(challenge)) return undefined;
+    if (!(expires >= now) || (await this.spent.has(challenge))) return undefined;
     return {
       expires,
       sent: view.getUint32(1 + NONCE_BYTES + 8),
@@ -84,14 +121,14 @@ export class SyncChallenges {
     };
   }
 
-  /** The challenge was answered: it opens nothing more. */
-  spend(challenge: string, expires: number): void {
-    this.#spent.set(challenge, expires);
+  /** The challenge was answered: it opens nothing more. False when it had been spent already. */
+  spend(challenge: string, expires: number): Promise<boolean> {
+    return this.spent.spend(challenge, expires);
   }
 
   /** Forgets spent challenges that expired (they are refused for their expiry anyway). */
-  prune(now: number): void {
-    for (const [challenge, expires] of this.#spent) if (expires < now) this.#spent.delete(challenge);
+  prune(now: number): Promise<void> {
+    return this.spent.prune(now);
   }
 
   #mac(body: Uint8Array, device: string, product: string): Uint8Array {

@@ -7,15 +7,29 @@ export type DeviceChange = "signal" | "notes" | "env";
 /**
  * Tells the device sync, in memory, that something waits for a device: a `signals` request with
  * `wait` (continuous mode) answers as soon as it hears of it. The signal route and the notes
- * service call `notify` once their change is committed; nothing is stored here.
+ * service call `notify` once their change is committed; nothing is stored here. Over a store
+ * several hub processes share, `relayTo` passes each change on to the others (whose `notifyHere`
+ * wakes their own waits: the process holding a device's session may be another one).
  */
 export class SyncNotifier {
   readonly #listeners = new Map<string, Set<(change: DeviceChange) => void>>();
   readonly #awaited = new Map<string, (() => void)[]>();
+  #relay: ((deviceUid: string, change: DeviceChange) => void) | undefined;
 
-  /** Wakes every session waiting on the device. */
+  /** Wakes every session waiting on the device, in this process and (relayed) in the others. */
   notify(deviceUid: string, change: DeviceChange): void {
+    this.notifyHere(deviceUid, change);
+    this.#relay?.(deviceUid, change);
+  }
+
+  /** Wakes the sessions of this process waiting on the device. */
+  notifyHere(deviceUid: string, change: DeviceChange): void {
     for (const listener of [...(this.#listeners.get(deviceUid) ?? [])]) listener(change);
+  }
+
+  /** Passes every change notified here on to `relay` too (the other hub processes). */
+  relayTo(relay: (deviceUid: string, change: DeviceChange) => void): void {
+    this.#relay = relay;
   }
 
   /** Listens for the device's changes; the function returned stops listening. */

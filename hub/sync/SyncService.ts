@@ -8,18 +8,25 @@ import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
 import type { RoutingService } from "../routing/RoutingService.js";
 import type { HubStore } from "../store/HubStore.js";
-import { DEFAULT_HELLO_LIMITS, HelloThrottle, type HelloLimits } from "./HelloThrottle.js";
+import {
+  DEFAULT_HELLO_LIMITS,
+  HelloThrottle,
+  SharedHelloThrottle,
+  type HelloLimiter,
+  type HelloLimits,
+} from "./HelloThrottle.js";
 import { OnlineMessages } from "./OnlineMessages.js";
 import type { PlaceNameLookup } from "./placeNames.js";
 import { jsonBytes, SessionRecords, type SyncTransport } from "./SessionRecords.js";
 import { SessionOpening, type DeviceAuth } from "./SessionOpening.js";
 import { SessionTransfers } from "./SessionTransfers.js";
 import { SignalWaits } from "./SignalWaits.js";
-import { SyncChallenges } from "./SyncChallenges.js";
+import { SharedSyncSessions } from "./SharedSyncSessions.js";
+import { SyncChallenges, type SpentChallenges } from "./SyncChallenges.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 import { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
-import { SyncSessions } from "./SyncSessions.js";
+import { SyncSessions, type SessionTable } from "./SyncSessions.js";
 import type { ZoneLookup } from "./timeZone.js";
 import { WebProxy } from "./WebProxy.js";
 
@@ -65,8 +72,10 @@ const SWEEP_EVERY_MS = 60_000;
  * The hub's end of the sync protocol (docs/sync-protocol.md), without HTTP: `handle` takes one
  * message as it arrived (anything JSON can be) and answers the protocol's reply, a refusal
  * included; it never throws. Each message is one store transaction (a `signals` request waits
- * for signals before its transaction, never inside it). Sessions live in memory and expire after
- * 15 minutes of hub time without a message; a restarted hub has none, and modules open anew.
+ * for signals before its transaction, never inside it). Sessions expire after 15 minutes of hub
+ * time without a message. They live in memory (a restarted hub has none, and modules open anew),
+ * or, over a store several hub processes share (`HubStore.cluster`), in the store with the
+ * challenges' key and the challenges spent: any of the processes answers any message.
  *
  * The parts, one purpose each: `SessionOpening` (hello, open: authentication, provisioning, the
  * module's context), `SessionTransfers` (push, pull, ack, close), `SignalWaits` (signals),
@@ -75,9 +84,10 @@ const SWEEP_EVERY_MS = 60_000;
 export class SyncService {
   readonly #store: HubStore;
   readonly #clock: Clock;
+  readonly #ids: HubIds;
   readonly #onFault: (error: unknown, type: string) => void;
-  readonly #challenges = new SyncChallenges(CHALLENGE_MS);
-  readonly #throttle: HelloThrottle | undefined;
+  readonly #challenges: SyncChallenges;
+  readonly #throttle: HelloLimiter | undefined;
   readonly #records: SessionRecords;
   readonly #places: SyncPlaces;
   readonly #opening: SessionOpening;
@@ -92,10 +102,26 @@ export class SyncService {
     const { store, clock, events } = options;
     this.#store = store;
     this.#clock = clock;
+    this.#ids = options.ids;
     this.#onFault = options.onFault ?? (() => undefined);
     const limits = options.helloLimits ?? DEFAULT_HELLO_LIMITS;
-    this.#throttle = limits ? new HelloThrottle(limits) : undefined;
-    const records = new SessionRecords(store, clock, events, new SyncSessions(SESSION_IDLE_MS));
+    this.#throttle = !limits
+      ? undefined
+      : store.cluster
+        ? new SharedHelloThrottle(limits, store.cluster)
+        : new HelloThrottle(limits);
+    const afterCommit = (action: () => void) => store.afterCommit(action);
+    const cluster = store.cluster;
+    const sessions: SessionTable = cluster
+      ? new SharedSyncSessions(SESSION_IDLE_MS, cluster, afterCommit)
+      : new SyncSessions(SESSION_IDLE_MS, afterCommit);
+    const spent: SpentChallenges | undefined = cluster && {
+      has: (challenge) => cluster.challengeSpent(challenge),
+      spend: (challenge, expires) => cluster.spendChallenge(challenge, expires),
+      prune: (now) => cluster.pruneChallenges(now),
+    };
+    this.#challenges = new SyncChallenges(CHALLENGE_MS, undefined, spent);
+    const records = new SessionRecords(store, clock, events, sessions);
     const places = new SyncPlaces(options);
     this.#records = records;
     this.#places = places;
@@ -130,8 +156,7 @@ export class SyncService {
     }
     const bytes = transport.bytes ?? jsonBytes(message);
     try {
-      // A starting hub holds no sessions: no device is connected (whatever the last run left).
-      this.#started ??= this.#store.devices.disconnectAll().catch((error: unknown) => {
+      this.#started ??= this.#start().catch((error: unknown) => {
         this.#started = undefined;
         throw error;
       });
@@ -143,6 +168,21 @@ export class SyncService {
       this.#onFault(error, request.type);
       return refusal(SYNC_ERRORS.hub, `the hub failed to handle ${request.type}; try again`);
     }
+  }
+
+  /**
+   * A starting hub holds no sessions: no device is connected (whatever the last run left). Over a
+   * shared store, only the devices no session of any process holds, and the challenges' key is the
+   * one every process uses.
+   */
+  async #start(): Promise<void> {
+    const cluster = this.#store.cluster;
+    if (!cluster) {
+      await this.#store.devices.disconnectAll();
+      return;
+    }
+    this.#challenges.useKey(await cluster.sharedSecret("sync-challenges", () => this.#ids.bytes(32)));
+    await cluster.disconnectUnheld();
   }
 
   async #answer(request: SyncRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
@@ -180,15 +220,13 @@ export class SyncService {
    * the module proves the new key at its next `open`.
    */
   async keyChanged(deviceUid: string): Promise<void> {
-    const sessions = this.#records.sessions.ofDevice(deviceUid);
-    if (sessions.length === 0) return;
     await this.#store.transaction(async () => {
-      for (const session of sessions)
+      for (const session of await this.#records.sessions.ofDevice(deviceUid))
         await this.#records.end(session, "device key changed", this.#clock.now());
     });
   }
 
-  /** Sessions open now. */
+  /** Sessions open now (opened through this process, over a shared store). */
   get openSessions(): number {
     return this.#records.sessions.size;
   }
@@ -198,12 +236,12 @@ export class SyncService {
     const now = this.#clock.now();
     if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
     this.#lastSweep = now;
-    this.#challenges.prune(now);
+    await this.#challenges.prune(now);
     this.#throttle?.prune(now);
-    const gone = this.#records.sessions.sweep(now);
-    if (gone.length === 0) return;
+    // Taken out and ended in one transaction: over a shared store, by one process only.
     await this.#store.transaction(async () => {
-      for (const session of gone) await this.#records.end(session, "session expired", session.lastSeenMs);
+      for (const session of await this.#records.sessions.sweep(now))
+        await this.#records.end(session, "session expired", session.lastSeenMs);
     });
   }
 }

@@ -11,7 +11,7 @@ export interface SessionTraffic {
   notesReceived: number;
 }
 
-/** One open sync session, kept in memory only: a hub restart forgets it and the module opens anew. */
+/** One open sync session (in memory, or in the store shared by several hub processes: SessionTable). */
 export interface SyncSession {
   readonly token: string;
   /** SessionUID: the session record and the events of the session. */
@@ -41,47 +41,82 @@ export interface SyncSession {
 
 /**
  * The open sessions by token. A session is live until it closes or has been idle for `idleMs` of
- * hub time; an expired one is answered `{session-expired}` and handed to `sweep` once.
+ * hub time; an expired one is answered `{session-expired}` and handed to `sweep` once. Called in
+ * the transaction of the message: `add` and `save` take effect with its commit.
  */
-export class SyncSessions {
+export interface SessionTable {
+  readonly idleMs: number;
+  /** A session opened (kept once the transaction commits). */
+  add(session: SyncSession): Promise<void>;
+  /** The live session of a token (an expired one stays until swept). */
+  get(token: string, now: number): Promise<SyncSession | undefined>;
+  /** The session changed by a message (its counts, its last message): kept as it is now. */
+  save(session: SyncSession): Promise<void>;
+  remove(session: SyncSession): Promise<void>;
+  /** The device's sessions still held (live or not yet swept). */
+  ofDevice(deviceUid: string): Promise<SyncSession[]>;
+  /** Takes out the sessions idle for longer than `idleMs` (call it in a transaction that ends them). */
+  sweep(now: number): Promise<SyncSession[]>;
+  /** Sessions open (opened through this process, for a table shared by several). */
+  readonly size: number;
+}
+
+/**
+ * The sessions of one hub process, in memory only: a hub restart forgets them and the modules
+ * open anew (SQLite: one process). `afterCommit` is the store's.
+ */
+export class SyncSessions implements SessionTable {
   readonly #byToken = new Map<string, SyncSession>();
   readonly #byDevice = new Map<string, Set<SyncSession>>();
 
-  constructor(readonly idleMs: number) {}
+  constructor(
+    readonly idleMs: number,
+    private readonly afterCommit: (action: () => void) => void = (action) => action(),
+  ) {}
 
-  add(session: SyncSession): void {
+  async add(session: SyncSession): Promise<void> {
+    this.afterCommit(() => this.#add(session));
+  }
+
+  #add(session: SyncSession): void {
     this.#byToken.set(session.token, session);
     let set = this.#byDevice.get(session.deviceUid);
     if (!set) this.#byDevice.set(session.deviceUid, (set = new Set()));
     set.add(session);
   }
 
-  /** The live session of a token (an expired one stays until swept). */
-  get(token: string, now: number): SyncSession | undefined {
+  async get(token: string, now: number): Promise<SyncSession | undefined> {
     const session = this.#byToken.get(token);
     if (!session || now - session.lastSeenMs > this.idleMs) return undefined;
     return session;
   }
 
-  remove(session: SyncSession): void {
+  /** The session object in memory is the one kept. */
+  async save(): Promise<void> {}
+
+  async remove(session: SyncSession): Promise<void> {
+    this.#remove(session);
+    // Also once the transaction commits: an `add` of the same transaction lands only then.
+    this.afterCommit(() => this.#remove(session));
+  }
+
+  #remove(session: SyncSession): void {
     if (this.#byToken.get(session.token) === session) this.#byToken.delete(session.token);
     const set = this.#byDevice.get(session.deviceUid);
     set?.delete(session);
     if (set?.size === 0) this.#byDevice.delete(session.deviceUid);
   }
 
-  /** The device's sessions still held (live or not yet swept). */
-  ofDevice(deviceUid: string): SyncSession[] {
+  async ofDevice(deviceUid: string): Promise<SyncSession[]> {
     return [...(this.#byDevice.get(deviceUid) ?? [])];
   }
 
-  /** Takes out the sessions idle for longer than `idleMs`. */
-  sweep(now: number): SyncSession[] {
+  async sweep(now: number): Promise<SyncSession[]> {
     const expired: SyncSession[] = [];
     for (const session of this.#byToken.values()) {
       if (now - session.lastSeenMs > this.idleMs) expired.push(session);
     }
-    for (const session of expired) this.remove(session);
+    for (const session of expired) this.#remove(session);
     return expired;
   }
 

@@ -1,4 +1,6 @@
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import pg from "pg";
+import { PgHubStore } from "../../hub/store/postgres/PgHubStore.js";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -108,6 +110,27 @@ describe("cardsim hub --store", () => {
       } finally {
         expect(await hub.stop("SIGTERM")).toBe(0);
       }
+    },
+  );
+
+  (admin ? it : it.skip)(
+    "says a refused password and a database of a newer schema in one line each",
+    async () => {
+      const wrong = admin!.replace(/:\/\/([^:]+):[^@]*@/, "://$1:wrong-password@");
+      const refused = await runCli(["hub", "--dir", dir, "--store", wrong, "--listen", "127.0.0.1:0"]);
+      oneLine(refused, /refused user postgres .*: fix the user and password in --store$/);
+      expect(refused.stderr).not.toContain("wrong-password");
+
+      const url = await createTestDatabase(admin!);
+      await (await PgHubStore.open(url)).close();
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      await client.query("INSERT INTO schema_version (version, applied) VALUES (999, 0)");
+      await client.end();
+      oneLine(
+        await runCli(["hub", "--dir", dir, "--store", url, "--listen", "127.0.0.1:0"]),
+        /schema version 999 is newer than this cardsim understands \(\d+\); use a newer cardsim or another database$/,
+      );
     },
   );
 });

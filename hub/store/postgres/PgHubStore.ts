@@ -1,5 +1,6 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
 import { PgAccountStore, PgCredentialStore, PgDescriptionStore } from "./PgAccountStore.js";
+import { PgClusterStore } from "./PgClusterStore.js";
 import { PgConnection } from "./PgConnection.js";
 import { PgDeviceStore } from "./PgDeviceStore.js";
 import { PgFirmwareStore } from "./PgFirmwareStore.js";
@@ -26,8 +27,14 @@ export class PgHubStore implements HubStore {
   readonly firmware: PgFirmwareStore;
   readonly monitors: SqlMonitorStore;
   readonly jobs: SqlJobStore;
+  /** What the hub processes over the database share (sessions, challenges, messages). */
+  readonly cluster: PgClusterStore;
 
-  private constructor(readonly connection: PgConnection) {
+  private constructor(
+    readonly connection: PgConnection,
+    url: string,
+    onRetry: ((message: string) => void) | undefined,
+  ) {
     const sql = connection;
     this.accounts = new PgAccountStore(sql);
     this.devices = new PgDeviceStore(sql);
@@ -41,6 +48,7 @@ export class PgHubStore implements HubStore {
     this.firmware = new PgFirmwareStore(sql);
     this.monitors = new SqlMonitorStore(sql);
     this.jobs = new SqlJobStore(sql);
+    this.cluster = new PgClusterStore(sql, this.devices, url, onRetry);
   }
 
   /**
@@ -55,7 +63,14 @@ export class PgHubStore implements HubStore {
       ...(options.poolSize !== undefined ? { max: options.poolSize } : {}),
       ...(options.onRetry ? { onRetry: options.onRetry } : {}),
     });
-    return new PgHubStore(connection);
+    const store = new PgHubStore(connection, url, options.onRetry);
+    try {
+      await store.cluster.start();
+    } catch (error) {
+      await store.close();
+      throw error;
+    }
+    return store;
   }
 
   transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {
@@ -79,6 +94,7 @@ export class PgHubStore implements HubStore {
   }
 
   async close(): Promise<void> {
+    await this.cluster.close();
     await this.connection.close();
   }
 }

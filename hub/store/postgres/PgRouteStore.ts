@@ -111,15 +111,16 @@ export class PgRouteStore implements RouteStore {
     });
   }
 
-  async enqueue(entries: NewRouteQueueEntry[]): Promise<RouteQueueEntry[]> {
+  async enqueue(entries: NewRouteQueueEntry[], owner?: string): Promise<RouteQueueEntry[]> {
     if (entries.length === 0) return [];
     // One statement: the entries' sequence numbers come back in the order given.
     const rows = await this.sql.all<{ seq: number }>(
-      `INSERT INTO route_queue (route_uid, project_uid, event_uid, attempt, due, source)
-       SELECT route_uid, project_uid, event_uid, attempt, due, source
+      `INSERT INTO route_queue (route_uid, project_uid, event_uid, attempt, due, source, owner)
+       SELECT route_uid, project_uid, event_uid, attempt, due, source, ?::text
        FROM unnest(?::text[], ?::text[], ?::text[], ?::int[], ?::bigint[], ?::text[]) WITH ORDINALITY
          AS e(route_uid, project_uid, event_uid, attempt, due, source, n)
        ORDER BY n RETURNING seq`,
+      owner ?? null,
       entries.map((e) => e.routeUid),
       entries.map((e) => e.projectUid),
       entries.map((e) => e.eventUid),
@@ -133,6 +134,19 @@ export class PgRouteStore implements RouteStore {
 
   async pendingDeliveries(): Promise<RouteQueueEntry[]> {
     return (await this.sql.all<QueueRow>("SELECT * FROM route_queue ORDER BY seq")).map(entry);
+  }
+
+  async claimDeliveries(owner: string, live: readonly string[]): Promise<RouteQueueEntry[]> {
+    // Rows another process is claiming right now are passed over, not waited for.
+    const rows = await this.sql.all<QueueRow>(
+      `UPDATE route_queue SET owner = ? WHERE seq IN (
+         SELECT seq FROM route_queue WHERE owner IS NULL OR NOT (owner = ANY (?::text[]))
+         FOR UPDATE SKIP LOCKED)
+       RETURNING *`,
+      owner,
+      [...live],
+    );
+    return rows.map(entry).sort((a, b) => a.seq - b.seq);
   }
 
   async completeAttempts(completions: readonly AttemptCompletion[]): Promise<void> {

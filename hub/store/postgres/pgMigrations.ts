@@ -375,6 +375,26 @@ export const pgMigrations: readonly string[] = [
   `),
   // 2: monitors with their alerts, batch jobs with their runs (SQLite's migration 9).
   bytewise(AUTOMATION_TABLES),
+  // 3: several hub processes over one database (docs/hub.md, "Several hub processes"): the open
+  // sync sessions, the challenges spent, the processes alive, and which process makes a delivery.
+  bytewise(`
+  CREATE TABLE sync_sessions (
+    token TEXT PRIMARY KEY,
+    device_uid TEXT NOT NULL,
+    last_seen BIGINT NOT NULL,
+    data TEXT NOT NULL
+  );
+  CREATE INDEX sync_sessions_device ON sync_sessions(device_uid);
+  CREATE INDEX sync_sessions_seen ON sync_sessions(last_seen);
+
+  CREATE TABLE spent_challenges (challenge TEXT PRIMARY KEY, expires BIGINT NOT NULL);
+
+  CREATE TABLE rate_buckets (key TEXT PRIMARY KEY, tokens DOUBLE PRECISION NOT NULL, at BIGINT NOT NULL);
+
+  CREATE TABLE hub_nodes (node TEXT PRIMARY KEY, seen BIGINT NOT NULL, listening INTEGER NOT NULL DEFAULT 0);
+
+  ALTER TABLE route_queue ADD COLUMN owner TEXT;
+  `),
 ];
 
 /** Raised for a database this hub cannot use as it is (the CLI prints its message as one line). */

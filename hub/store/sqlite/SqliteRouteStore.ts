@@ -191,19 +191,20 @@ export class SqliteRouteStore implements RouteStore {
     });
   }
 
-  async enqueue(entries: NewRouteQueueEntry[]): Promise<RouteQueueEntry[]> {
+  async enqueue(entries: NewRouteQueueEntry[], owner?: string): Promise<RouteQueueEntry[]> {
     if (entries.length === 0) return [];
     return this.sql.transaction(() =>
       entries.map((e) => {
         const result = this.sql.run(
-          `INSERT INTO route_queue (route_uid, project_uid, event_uid, attempt, due, source)
-           VALUES (?, ?, ?, ?, ?, ?)`,
+          `INSERT INTO route_queue (route_uid, project_uid, event_uid, attempt, due, source, owner)
+           VALUES (?, ?, ?, ?, ?, ?, ?)`,
           e.routeUid,
           e.projectUid,
           e.eventUid,
           e.attempt,
           e.dueMs,
           e.source,
+          owner ?? null,
         );
         return { ...e, seq: Number(result.lastInsertRowid) };
       }),
@@ -212,6 +213,17 @@ export class SqliteRouteStore implements RouteStore {
 
   async pendingDeliveries(): Promise<RouteQueueEntry[]> {
     return this.sql.all<QueueRow>("SELECT * FROM route_queue ORDER BY seq").map(entry);
+  }
+
+  async claimDeliveries(owner: string, live: readonly string[]): Promise<RouteQueueEntry[]> {
+    // One process writes a SQLite file: the claim is one transaction, nothing to pass over.
+    return this.sql.transaction(() => {
+      const others = live.map(() => "?").join(", ");
+      const free = live.length > 0 ? `owner IS NULL OR owner NOT IN (${others})` : "1";
+      const rows = this.sql.all<QueueRow>(`SELECT * FROM route_queue WHERE ${free} ORDER BY seq`, ...live);
+      for (const row of rows) this.sql.run("UPDATE route_queue SET owner = ? WHERE seq = ?", owner, row.seq);
+      return rows.map(entry);
+    });
   }
 
   async completeAttempts(completions: readonly AttemptCompletion[]): Promise<void> {

@@ -417,4 +417,8 @@ export const migrations: readonly string[] = [
   `,
   // 9: monitors with their alerts, batch jobs with their runs. New tables only.
   AUTOMATION_TABLES,
+  // 10: which hub run makes a queued delivery (one process on SQLite; see RouteStore.claimDeliveries).
+  `
+  ALTER TABLE route_queue ADD COLUMN owner TEXT;
+  `,
 ];

@@ -132,6 +132,34 @@ describeEachBackend("a hub store's routes, delivery queue and logs", (backend) =
     ]);
   });
 
+  it("gives each delivery to one hub process: its own, or claimed once the process that queued it is gone", async () => {
+    const entry = (eventUid: string) =>
+      ({
+        routeUid: "route:a",
+        projectUid: PROJECT,
+        eventUid,
+        attempt: 0,
+        dueMs: T0,
+        source: "routing",
+      }) as const;
+    await routes().enqueue([entry("e1"), entry("e2")], "node:a");
+    await routes().enqueue([entry("e3")]);
+    const events = (entries: { eventUid: string }[]) => entries.map((e) => e.eventUid);
+    // Node a is alive: only the delivery queued without an owner is free.
+    expect(events(await routes().claimDeliveries("node:b", ["node:a", "node:b"]))).toEqual(["e3"]);
+    expect(await routes().claimDeliveries("node:b", ["node:a", "node:b"])).toEqual([]);
+    // Both gone: node c takes everything, in queueing order.
+    expect(events(await routes().claimDeliveries("node:c", ["node:c"]))).toEqual(["e1", "e2", "e3"]);
+    // Two processes claiming at once (c gone) share the deliveries without overlap.
+    await routes().enqueue([entry("e4"), entry("e5"), entry("e6")], "node:c");
+    const [d, e] = await Promise.all([
+      routes().claimDeliveries("node:d", ["node:d", "node:e"]),
+      routes().claimDeliveries("node:e", ["node:d", "node:e"]),
+    ]);
+    expect([...events(d), ...events(e)].sort()).toEqual(["e1", "e2", "e3", "e4", "e5", "e6"]);
+    expect(await routes().claimDeliveries("node:d", ["node:d", "node:e"])).toEqual([]);
+  });
+
   it("lists logs through every filter, the newest attempt per event, and counts them per period", async () => {
     await routes().addLog(logOf("route:a", "e1", T0 + 1000, true));
     await routes().addLog(logOf("route:a", "e1", T0 + 2000));
