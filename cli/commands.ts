@@ -1,6 +1,7 @@
 import type { Command } from "commander";
 import { registerBoards } from "./boards.js";
 import { registerFlashCommand } from "./flash.js";
+import { registerFleetCommand } from "./fleet.js";
 import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
@@ -20,4 +21,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerSelftestCommand,
   registerWorldCommand,
   registerTailCommand,
+  registerFleetCommand,
 ];
