@@ -7,6 +7,7 @@ import type { Track } from "../../firmware/world/Track.js";
 import { HubIds } from "../../hub/HubIds.js";
 import { assembleModule } from "../assembleModule.js";
 import { FakeClock } from "../FakeClock.js";
+import type { HubApi } from "../HubApi.js";
 import type { HubConnection } from "../SimulatedModule.js";
 import { startHub, type RunningHub } from "../startHub.js";
 import { parseTrack } from "../tracks/parseTrack.js";
@@ -43,7 +44,13 @@ import type { Workload } from "./workload.js";
 
 /** Where a fleet's hub is: one of its own in this process, its store a hub directory; or a hub elsewhere. */
 export type FleetHub =
-  { readonly dir: string } | { readonly url: string; readonly ca?: string; readonly product?: string };
+  | { readonly dir: string }
+  | { readonly url: string; readonly ca?: string; readonly product?: string }
+  | {
+      /** A hub of the caller's on the fleet's `clock` (an InProcessHub's `connection()`, its API). */
+      readonly connection: HubConnection;
+      readonly api?: HubApi;
+    };
 
 export interface FleetOptions {
   /** Modules in the whole fleet (all shards). */
@@ -62,6 +69,8 @@ export interface FleetOptions {
   readonly speed?: number | "max";
   /** Where the fleet's clock starts (epoch ms; default 2026-01-01 on a fake clock, now on a real one). */
   readonly start?: number;
+  /** The fake clock to run on (with a hub of the caller's on that clock); default a new one. */
+  readonly clock?: FakeClock;
   /** Devices (DeviceUIDs or places in the fleet) whose sessions are kept for `timeline`. */
   readonly timelines?: readonly string[];
   /** Each module's flash in bytes (default 1 MiB: a fleet's modules keep little). */
@@ -107,14 +116,15 @@ export class Fleet {
   }
 
   static async start(options: FleetOptions): Promise<Fleet> {
-    const own = "dir" in options.hub;
-    const speed = options.speed ?? (own ? "max" : 1);
-    if (!own && speed === "max")
+    const remote = "url" in options.hub;
+    const speed = options.speed ?? (remote ? 1 : "max");
+    if (remote && speed === "max")
       throw new Error(
         "speed max needs the fleet's own hub: with a hub elsewhere give a multiple, such as 60x",
       );
-    const clock =
-      speed === "max" || own ? new FakeClock(options.start) : new AcceleratedClock(speed, options.start);
+    const clock = remote
+      ? new AcceleratedClock(speed as number, options.start)
+      : (options.clock ?? new FakeClock(options.start));
     const hub =
       "dir" in options.hub ? await startOwnHub(options.hub.dir, clock, options.workload) : undefined;
     const fleet = new Fleet(options, clock, hub);
@@ -201,14 +211,19 @@ export class Fleet {
         ...(hub.product ? { product: hub.product } : {}),
         ...(hub.ca ? { ca: hub.ca } : {}),
       };
-    const sync = this.hub!.services.sync;
+    const base: HubConnection =
+      "connection" in hub
+        ? hub.connection
+        : { product: this.hub!.credentials.product_uid, inProcess: this.hub!.services.sync };
+    if (!("inProcess" in base)) return base;
+    const handler = base.inProcess;
     return {
-      product: this.hub!.credentials.product_uid,
+      ...base,
       inProcess: {
         handle: (request, transport) => {
           const m = member();
           if (m && m.sessionWallStart < 0) m.sessionWallStart = performance.now();
-          return sync.handle(request, transport);
+          return handler.handle(request, transport);
         },
       },
     };
@@ -232,7 +247,8 @@ export class Fleet {
     const startedAt = this.clock.now();
     this.#context.end = startedAt + durationMs;
     for (const member of this.#members) await member.start(this.#context);
-    const campaigns = this.hub ? fleetCampaigns(this.hub, this.clock, this.#members, this.counts) : undefined;
+    const api = this.hub ?? ("api" in this.options.hub ? this.options.hub.api : undefined);
+    const campaigns = api ? fleetCampaigns(api, this.clock, this.#members, this.counts) : undefined;
     const progress = (simulatedMs: number) =>
       onProgress?.({
         simulatedMs,
