@@ -21,7 +21,11 @@ const NOTEFILE = {
   additionalProperties: false,
   required: ["file", "every"],
   properties: {
-    file: { type: "string", pattern: "^[A-Za-z0-9_.-]+\\.(qo|qos|db|dbs)$" },
+    file: {
+      type: "string",
+      pattern: "^[A-Za-z0-9_.-]+\\.(qo|qos|db|dbs)$",
+      description: "a notefile's name ending in .qo, .qos, .db or .dbs",
+    },
     every: DURATION,
     body: { type: "object" },
     bytes: { type: "integer", minimum: 2, maximum: 8192 },
@@ -88,7 +92,7 @@ const GROUP = {
   additionalProperties: false,
   required: ["name"],
   properties: {
-    name: { type: "string", pattern: "^[A-Za-z0-9_-]+$" },
+    name: { type: "string", pattern: "^[A-Za-z0-9_-]+$", description: "a name of letters, digits, _ and -" },
     share: { type: "number", exclusiveMinimum: 0 },
     variant: { type: "string", minLength: 1 },
     sync: {
@@ -126,7 +130,7 @@ export const WORKLOAD_SCHEMA = {
   },
 };
 
-const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true });
+const ajv = new Ajv({ allErrors: false, strict: true, allowUnionTypes: true, verbose: true });
 export const validateWorkload = ajv.compile(WORKLOAD_SCHEMA);
 
 /** `/groups/0/notefiles/1/every` as `groups[0].notefiles[1].every`. */

@@ -47,7 +47,12 @@ describe("a fleet of 200 modules running a day of workload W", () => {
       await fleet.close();
     }
     // The directory is a hub's: it opens with the fleet's devices and events in it.
-    const reopened = await startHub({ dir, listen: "127.0.0.1:0", tlsListen: false, clock: new SystemClock() });
+    const reopened = await startHub({
+      dir,
+      listen: "127.0.0.1:0",
+      tlsListen: false,
+      clock: new SystemClock(),
+    });
     try {
       const sample = devices[MODULES - 1]!;
       const page = await reopened.getEvents({ deviceUID: sample, files: "sensors.qo", pageSize: 500 });

@@ -58,7 +58,9 @@ describe("two shards of a fleet against one hub", () => {
     expect(uids).toEqual([...a!, ...b!].sort());
     // Each is the DeviceUID of its place in the whole fleet.
     expect(new Set(uids)).toEqual(
-      new Set(Array.from({ length: MODULES }, (_, place) => fleetDeviceUid(Number(uids[0]!.slice(5, 11)), place))),
+      new Set(
+        Array.from({ length: MODULES }, (_, place) => fleetDeviceUid(Number(uids[0]!.slice(5, 11)), place)),
+      ),
     );
     const serials = devices.map((d) => String(d["serial_number"]));
     expect(new Set(serials).size).toBe(MODULES);
