@@ -78,12 +78,13 @@ async function campaign(hub: HubApi, groupName: string, dfu: DfuCampaign, group:
   for (let i = 0; i < image.length; i++) image[i] = (Math.imul(seed ^ i, 0x9e3779b1) >>> 24) & 0xff;
   const info = Buffer.from(`firmware::info:${JSON.stringify({ version: dfu.version })}\u0000`, "latin1");
   image.set(info.subarray(0, Math.min(info.length, image.length)));
-  await hub.uploadFirmware("host", filename, image, { version: dfu.version });
+  // The hub names the image it keeps (the name uploaded, perhaps with a suffix).
+  const stored = await hub.uploadFirmware("host", filename, image, { version: dfu.version });
   const share = dfu.share ?? 1;
   const chosen = group.filter((m) => unitFor(seed, m.place, "dfu") < share).map((m) => m.deviceUid);
   for (let i = 0; i < chosen.length; i += DFU_BATCH) {
     const batch = chosen.slice(i, i + DFU_BATCH);
     for (const device of batch) await provisioned(hub, device);
-    await hub.performDfuAction("host", "update", { deviceUID: batch }, { filename });
+    await hub.performDfuAction("host", "update", { deviceUID: batch }, { filename: stored.filename });
   }
 }
