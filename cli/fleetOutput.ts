@@ -1,3 +1,4 @@
+import type { SingleBar } from "cli-progress";
 import type { FleetProgress } from "../runtime/fleet/Fleet.js";
 import type { FleetSession, FleetSummary } from "../runtime/fleet/FleetStats.js";
 
@@ -9,7 +10,7 @@ export function fleetProgressBar(
 ): { update(p: FleetProgress): void; stop(): void } | undefined {
   if (!process.stderr.isTTY) return undefined;
   // Loaded only on a terminal.
-  let bar: import("cli-progress").SingleBar | undefined;
+  let bar: SingleBar | undefined;
   const pending = import("cli-progress").then(({ default: progress }) => {
     bar = new progress.SingleBar(
       {

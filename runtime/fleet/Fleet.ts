@@ -40,7 +40,7 @@ import {
   type FleetSession,
   type FleetSummary,
 } from "./FleetStats.js";
-import type { Workload } from "./workload.js";
+import { WorkloadError, type Workload } from "./workload.js";
 
 /** Where a fleet's hub is: one of its own in this process, its store a hub directory; or a hub elsewhere. */
 export type FleetHub =
@@ -181,7 +181,8 @@ export class Fleet {
   ): Promise<FleetMember> {
     const { load } = group;
     const position = positionIn(load, this.#context.seed, place);
-    let member: FleetMember | undefined;
+    // The hub link times the member's sessions; the member is made once its rig is.
+    const made: { member?: FleetMember } = {};
     const rig = await assembleModule({
       clock: this.clock,
       seed: `${this.options.workload.seed ?? "fleet"}/${place}`,
@@ -189,16 +190,16 @@ export class Fleet {
       timeKnown: true,
       variant: load.variant ?? "cell",
       flash: { memory: { capacity: this.options.flashCapacity ?? DEFAULT_FLASH } },
-      hub: this.#connection(() => member),
+      hub: this.#connection(() => made.member),
       ...(load.supply ? { supply: load.supply } : {}),
       ...(group.discharge ? { discharge: group.discharge } : {}),
       ...(position || group.track
         ? { world: { ...(position ? { position } : {}), ...(group.track ? { track: group.track } : {}) } }
         : {}),
     });
-    member = new FleetMember(place, deviceUid, serial, rig, group);
-    const timed = member;
-    rig.simulated.module.sync.onSession((outcome) => this.#sessionEnded(timed, outcome));
+    const member = new FleetMember(place, deviceUid, serial, rig, group);
+    made.member = member;
+    rig.simulated.module.sync.onSession((outcome) => this.#sessionEnded(member, outcome));
     return member;
   }
 
@@ -354,12 +355,19 @@ async function readTracks(workload: Workload, dir = "."): Promise<(Track | undef
       try {
         text = await readFile(resolve(dir, path), "utf8");
       } catch (error) {
-        throw new Error(`groups[${i}].location.track: cannot read ${path}: ${(error as Error).message}`);
+        throw new WorkloadError(
+          `groups[${i}].location.track: cannot read ${path}: ${(error as Error).message}`,
+          {
+            cause: error,
+          },
+        );
       }
       try {
         return parseTrack(text);
       } catch (error) {
-        throw new Error(`groups[${i}].location.track: ${path}: ${(error as Error).message}`);
+        throw new WorkloadError(`groups[${i}].location.track: ${path}: ${(error as Error).message}`, {
+          cause: error,
+        });
       }
     }),
   );
