@@ -86,6 +86,8 @@ export interface FleetProgress {
 }
 
 const DEFAULT_FLASH = 1024 * 1024;
+/** Modules that sync their last notes at once when a run ends. */
+const DRAIN_BATCH = 16;
 
 /**
  * Many modules on one clock, each put together by the one rig assembly (`assembleModule`), running
@@ -301,15 +303,21 @@ export class Fleet {
     }
   }
 
-  /** Every module syncs what it still holds (the run's last notes), and the fleet waits for it. */
+  /**
+   * Every module syncs what it still holds (the run's last notes), a batch of modules at a time
+   * (so that the sessions' latencies are those of a fleet at work, not of a queue), and the fleet
+   * waits for it.
+   */
   async #drain(): Promise<void> {
-    for (const member of this.#members) member.module.sync.request({ why: "explicit" });
     const fake = this.clock instanceof FakeClock ? this.clock : undefined;
-    for (const member of this.#members) {
-      const sync = member.module.sync;
-      // On a fake clock a session may wait on the clock (the radio's latency): move it on.
-      while (fake && sync.status().running) await fake.advance(1000);
-      await sync.idle();
+    for (let i = 0; i < this.#members.length; i += DRAIN_BATCH) {
+      const batch = this.#members.slice(i, i + DRAIN_BATCH).map((m) => m.module.sync);
+      for (const sync of batch) sync.request({ why: "explicit" });
+      for (const sync of batch) {
+        // On a fake clock a session may wait on the clock (the radio's latency): move it on.
+        while (fake && sync.status().running) await fake.advance(1000);
+        await sync.idle();
+      }
     }
   }
 
