@@ -65,11 +65,17 @@ export async function runFleet(options: FleetRunOptions): Promise<FleetRun> {
   }
 }
 
-/** The worker's module: its TypeScript source through tsx in a clone, its build in the package. */
-function workerUrl(): { url: URL; execArgv: string[] } {
-  const typescript = import.meta.url.endsWith(".ts");
-  const url = new URL(`./fleetWorker.${typescript ? "ts" : "js"}`, import.meta.url);
-  return { url, execArgv: typescript ? ["--import", import.meta.resolve("tsx")] : [] };
+/**
+ * A worker of the fleet: the built module in the package; in a clone, its TypeScript source
+ * loaded through tsx, which the worker registers first (a worker does not inherit the loader).
+ */
+function startWorker(task: WorkerTask): Worker {
+  const url = new URL("./fleetWorker.js", import.meta.url);
+  if (!import.meta.url.endsWith(".ts")) return new Worker(url, { workerData: task });
+  const source = new URL("./fleetWorker.ts", import.meta.url).href;
+  const tsx = import.meta.resolve("tsx/esm/api");
+  const code = `import(${JSON.stringify(tsx)}).then(({ register }) => { register(); return import(${JSON.stringify(source)}); });`;
+  return new Worker(code, { eval: true, workerData: task });
 }
 
 async function runInWorkers(options: FleetRunOptions, count: number): Promise<FleetRun> {
@@ -77,13 +83,12 @@ async function runInWorkers(options: FleetRunOptions, count: number): Promise<Fl
   void onStarted;
   void workers;
   const started = performance.now();
-  const { url, execArgv } = workerUrl();
   const progress: FleetProgress[] = [];
   const counts = emptyCounts();
   const timelines: Record<string, FleetSession[]> = {};
   const runs = Array.from({ length: count }, (_, index) => {
     const task: WorkerTask = { options: shared, part: { index, count } };
-    const worker = new Worker(url, { workerData: task, execArgv });
+    const worker = startWorker(task);
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (report: WorkerReport) => {
         if (report.kind === "progress") {
