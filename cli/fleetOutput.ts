@@ -55,7 +55,7 @@ export function describeSummary(s: FleetSummary, workload: string, where: string
     `  errors    ${errors || "none"}`,
     `  latency   hub time p50 ${hubMs.p50} ms, p99 ${hubMs.p99} ms; wall time p50 ${wallMs.p50} ms, p99 ${wallMs.p99} ms`,
     `  penalty   ${s.penaltyBoxes} modules in a penalty box at the end`,
-    `  memory    ${mb(s.rssBytes)} resident (${(s.rssBytes / 1024 / Math.max(1, s.modules)).toFixed(1)} KiB a module)`,
+    `  memory    ${mb(s.rssBytes)} resident${s.modules >= 100 ? ` (${(s.rssBytes / 1024 / s.modules).toFixed(1)} KiB a module, the hub and the code included)` : ""}`,
     "",
   ].join("\n");
 }
