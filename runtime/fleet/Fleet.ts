@@ -102,6 +102,8 @@ export class Fleet {
   readonly #timelines = new Map<string, FleetSession[]>();
   readonly #context: MemberContext;
   #stopFeed: (() => void) | undefined;
+  /** Sync messages the hub in this process is handling now (it may wait on real I/O). */
+  #inFlight = 0;
 
   private constructor(
     readonly options: FleetOptions,
@@ -226,7 +228,8 @@ export class Fleet {
         handle: (request, transport) => {
           const m = member();
           if (m && m.sessionWallStart < 0) m.sessionWallStart = performance.now();
-          return handler.handle(request, transport);
+          this.#inFlight++;
+          return handler.handle(request, transport).finally(() => this.#inFlight--);
         },
       },
     };
@@ -260,7 +263,7 @@ export class Fleet {
         failed: this.counts.failed,
       });
     try {
-      await this.#drive(durationMs, progress);
+      await this.#drive(durationMs, progress, () => campaigns?.settled());
     } finally {
       campaigns?.stop();
       for (const member of this.#members) member.stop(this.#context);
@@ -277,7 +280,11 @@ export class Fleet {
   }
 
   /** Moves the clock through the run: a fake one step by step (paced at a multiple), a real one waited for. */
-  async #drive(durationMs: number, progress: (simulatedMs: number) => void): Promise<void> {
+  async #drive(
+    durationMs: number,
+    progress: (simulatedMs: number) => void,
+    settled: () => Promise<void> | undefined,
+  ): Promise<void> {
     const clock = this.clock;
     const speed = this.options.speed ?? "max";
     if (clock instanceof AcceleratedClock) {
@@ -294,6 +301,9 @@ export class Fleet {
     for (let done = 0; done < durationMs;) {
       const ms = Math.min(step, durationMs - done);
       await fake.advance(ms);
+      // What waits on real I/O (the hub's API, a lookup) ends before the clock moves on.
+      while (this.#inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
+      await settled();
       done += ms;
       if (speed !== "max") {
         const behind = done / speed - (performance.now() - wallStart);
@@ -310,8 +320,10 @@ export class Fleet {
    */
   async #drain(): Promise<void> {
     const fake = this.clock instanceof FakeClock ? this.clock : undefined;
-    for (let i = 0; i < this.#members.length; i += DRAIN_BATCH) {
-      const batch = this.#members.slice(i, i + DRAIN_BATCH).map((m) => m.module.sync);
+    // On a real clock the modules' schedules run on while the fleet waits: all of them at once.
+    const size = fake ? DRAIN_BATCH : this.#members.length;
+    for (let i = 0; i < this.#members.length; i += size) {
+      const batch = this.#members.slice(i, i + size).map((m) => m.module.sync);
       for (const sync of batch) sync.request({ why: "explicit" });
       for (const sync of batch) {
         // On a fake clock a session may wait on the clock (the radio's latency): move it on.

@@ -20,24 +20,34 @@ export function fleetCampaigns(
   clock: Clock,
   members: readonly FleetMember[],
   counts: FleetCounts,
-): { stop(): void } {
+): { stop(): void; settled(): Promise<void> } {
   const timers: TimerHandle[] = [];
+  const pending = new Set<Promise<void>>();
+  const failed = (error: unknown) => {
+    countError(counts, "hub-api");
+    // The run goes on; the summary counts the failure.
+    void error;
+  };
+  // Each change is real work on the hub (its API in process): the fleet waits for it between steps.
+  const track = (work: () => Promise<void>) => () => {
+    const running = work().catch(failed);
+    pending.add(running);
+    void running.finally(() => pending.delete(running));
+  };
   const byGroup = new Map<string, FleetMember[]>();
   for (const m of members) {
     const list = byGroup.get(m.group.load.name) ?? [];
     list.push(m);
     byGroup.set(m.group.load.name, list);
   }
-  const failed = (error: unknown) => {
-    countError(counts, "hub-api");
-    // The run goes on; the summary counts the failure.
-    void error;
-  };
   for (const [name, group] of byGroup) {
     const load = group[0]!.group.load;
     for (const change of load.environment ?? []) {
       timers.push(
-        clock.setTimer(() => void setEnvironment(hub, change, group).catch(failed), durationMs(change.at)),
+        clock.setTimer(
+          track(() => setEnvironment(hub, change, group)),
+          durationMs(change.at),
+        ),
       );
     }
     const dfu = load.dfu;
@@ -49,6 +59,9 @@ export function fleetCampaigns(
   return {
     stop() {
       for (const timer of timers.splice(0)) clock.clearTimer(timer);
+    },
+    async settled() {
+      while (pending.size > 0) await Promise.all(pending);
     },
   };
 }
