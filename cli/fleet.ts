@@ -172,44 +172,47 @@ export function registerFleetCommand(program: Command): void {
       (v: string, all: string[]) => [...all, v],
       [] as string[],
     )
-    .action(async (options: FleetCommandOptions) => {
-      checkCombination(options);
-      const { workload, dir } = await readWorkload(options.workload);
-      // A place in the fleet names the device there.
-      const timelines = options.timeline.map((t) =>
-        /^\d+$/.test(t) ? fleetDeviceUid(fleetTag(workload), Number(t)) : t,
-      );
-      const [{ runFleet }, { fleetProgressBar }] = await Promise.all([
-        import("../runtime/fleet/runFleet.js"),
-        import("./fleetOutput.js"),
-      ]);
-      const hub = await fleetHub(options);
-      const bar = options.json ? undefined : fleetProgressBar(options.duration);
-      const run = await runFleet({
-        modules: options.modules,
-        workload,
-        workloadDir: dir,
-        hub,
-        durationMs: options.duration,
-        workers: options.workers,
-        timelines,
-        ...(options.speed !== undefined ? { speed: options.speed } : {}),
-        ...(options.shard ? { shard: options.shard } : {}),
-        ...(bar ? { onProgress: bar.update } : {}),
-      })
-        .catch((error: unknown) => {
-          if (error instanceof WorkloadError) throw new CliError(error.message);
-          throw error;
-        })
-        .finally(() => bar?.stop());
-      if (options.json) {
-        const timelines = options.timeline.length > 0 ? { timelines: run.timelines } : {};
-        process.stdout.write(`${JSON.stringify({ ...run.summary, ...timelines }, null, 2)}\n`);
-        return;
-      }
-      const where = options.hub ? `the hub at ${options.hub}` : `its own hub in ${options.dir}`;
-      process.stdout.write(describeSummary(run.summary, workload.name ?? options.workload, where));
-      for (const device of timelines) process.stdout.write(describeTimeline(device, run.timelines));
-      if (!options.hub) process.stdout.write(`see the results: cardsim hub --dir ${options.dir}\n`);
-    });
+    .action(runFleetCommand);
+}
+
+/** What `cardsim fleet` does once its flags are read. */
+async function runFleetCommand(options: FleetCommandOptions): Promise<void> {
+  checkCombination(options);
+  const { workload, dir } = await readWorkload(options.workload);
+  // A place in the fleet names the device there.
+  const timelines = options.timeline.map((t) =>
+    /^\d+$/.test(t) ? fleetDeviceUid(fleetTag(workload), Number(t)) : t,
+  );
+  const [{ runFleet }, { fleetProgressBar }] = await Promise.all([
+    import("../runtime/fleet/runFleet.js"),
+    import("./fleetOutput.js"),
+  ]);
+  const hub = await fleetHub(options);
+  const bar = options.json ? undefined : fleetProgressBar(options.duration);
+  const run = await runFleet({
+    modules: options.modules,
+    workload,
+    workloadDir: dir,
+    hub,
+    durationMs: options.duration,
+    workers: options.workers,
+    timelines,
+    ...(options.speed !== undefined ? { speed: options.speed } : {}),
+    ...(options.shard ? { shard: options.shard } : {}),
+    ...(bar ? { onProgress: bar.update } : {}),
+  })
+    .catch((error: unknown) => {
+      if (error instanceof WorkloadError) throw new CliError(error.message);
+      throw error;
+    })
+    .finally(() => bar?.stop());
+  if (options.json) {
+    const timelines = options.timeline.length > 0 ? { timelines: run.timelines } : {};
+    process.stdout.write(`${JSON.stringify({ ...run.summary, ...timelines }, null, 2)}\n`);
+    return;
+  }
+  const where = options.hub ? `the hub at ${options.hub}` : `its own hub in ${options.dir}`;
+  process.stdout.write(describeSummary(run.summary, workload.name ?? options.workload, where));
+  for (const device of timelines) process.stdout.write(describeTimeline(device, run.timelines));
+  if (!options.hub) process.stdout.write(`see the results: cardsim hub --dir ${options.dir}\n`);
 }
