@@ -2,6 +2,7 @@ import type { Command } from "commander";
 import { registerBoards } from "./boards.js";
 import { registerCompareCommand } from "./compare.js";
 import { registerFlashCommand } from "./flash.js";
+import { registerFleetCommand } from "./fleet.js";
 import { registerHubCommand } from "./hub.js";
 import { registerModuleCommand } from "./module.js";
 import { registerReqCommand } from "./req.js";
@@ -22,4 +23,5 @@ export const registrations: ((program: Command) => void)[] = [
   registerWorldCommand,
   registerTailCommand,
   registerCompareCommand,
+  registerFleetCommand,
 ];

@@ -144,7 +144,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
       log: this.log,
       off: this.#notebox.config<boolean>(Attn.OFF_CONFIG_KEY) === true,
     });
-    await ensureIdentity(this);
+    await ensureIdentity(this, this.#options.deviceUid);
     this.#startParts();
     const recovery = this.#notebox.recovery;
     if (recovery) {

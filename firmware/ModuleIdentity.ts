@@ -21,13 +21,14 @@ export function readIdentity(box: Notebox): IdentityRecord {
  */
 export async function ensureIdentity(
   module: Pick<ModuleCore, "notebox" | "crypto" | "random" | "log">,
+  wanted?: string,
 ): Promise<void> {
   const box = module.notebox;
   const identity = box.config<IdentityRecord>(CARD_KEYS.identity);
   if (identity && box.config<KeyRecord>(CARD_KEYS.key)) return;
   const keys = await module.crypto.generateKeyPair();
   const key: KeyRecord = { private: encodeBase64(keys.privateKey), public: encodeBase64(keys.publicKey) };
-  const device = identity ?? { device: newDeviceUid(module) };
+  const device = identity ?? { device: wanted ?? newDeviceUid(module) };
   try {
     await box.transact(() => {
       box.setConfig(CARD_KEYS.identity, device);

@@ -66,6 +66,12 @@ export interface ModuleOptions {
   readonly dfu?: DfuOptions;
   /** The energy model's rates, over the variant's defaults (firmware/power/EnergyMeter.ts). */
   readonly energy?: Partial<EnergyRates>;
+  /**
+   * The DeviceUID to take at first boot (`dev:` and 15 digits) instead of a random one: fleets
+   * give each module one from its place in the fleet, so that shards never collide. A flash that
+   * has an identity keeps it.
+   */
+  readonly deviceUid?: string;
 }
 
 export const DEFAULT_MAX_REQUEST_BYTES = 8192;

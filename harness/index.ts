@@ -55,6 +55,23 @@ export {
   type HubResponse,
 } from "../runtime/HubApi.js";
 
+// Fleets: many modules with a workload against one hub (docs/fleet.md).
+export { Fleet, type FleetHub, type FleetOptions, type FleetProgress } from "../runtime/fleet/Fleet.js";
+export { runFleet, type FleetRun, type FleetRunOptions } from "../runtime/fleet/runFleet.js";
+export {
+  BUILT_IN_WORKLOADS,
+  SENSORS_WORKLOAD,
+  checkWorkload,
+  parseWorkload,
+  WorkloadError,
+  type Workload,
+  type GroupLoad,
+  type NotefileLoad,
+} from "../runtime/fleet/workload.js";
+export { WORKLOAD_SCHEMA } from "../runtime/fleet/workloadSchema.js";
+export { fleetDeviceUid, parseShard, type Shard } from "../runtime/fleet/fleetIdentity.js";
+export type { FleetSession, FleetSummary } from "../runtime/fleet/FleetStats.js";
+
 // Host emulators: note-c over serial or I2C.
 export { NoteCHost, HostRestarted, type HostEvent } from "./host/NoteCHost.js";
 export { NOTE_C_TIMING, type NoteCTiming } from "./host/NoteCTiming.js";

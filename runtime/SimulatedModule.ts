@@ -27,7 +27,7 @@ import { withAuxPins } from "../firmware/world/withAuxPins.js";
 
 export interface SimulatedModuleOptions extends Pick<
   ModuleOptions,
-  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu" | "energy"
+  "maxRequestBytes" | "strictArgs" | "trace" | "binaryMax" | "timeKnown" | "dfu" | "energy" | "deviceUid"
 > {
   readonly clock: Clock;
   /**
@@ -319,6 +319,7 @@ export class SimulatedModule {
       ...(options.binaryMax !== undefined ? { binaryMax: options.binaryMax } : {}),
       ...(options.dfu ? { dfu: options.dfu } : {}),
       ...(options.energy ? { energy: options.energy } : {}),
+      ...(options.deviceUid ? { deviceUid: options.deviceUid } : {}),
     });
     this.#boots++;
   }

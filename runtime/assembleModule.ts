@@ -51,6 +51,7 @@ export interface ModuleRigOptions extends Pick<
   | "trace"
   | "binaryMax"
   | "energy"
+  | "deviceUid"
   | "log"
   | "hub"
 > {
@@ -307,6 +308,7 @@ async function bootModule(
   const dfu = board ? { hostLines: board.hostLines, ...options.dfu } : options.dfu;
   const { clock, variant, timeKnown, maxRequestBytes, strictArgs, trace, binaryMax, energy, log, hub } =
     options;
+  const { deviceUid } = options;
   return SimulatedModule.boot({
     clock,
     ...identity(options.seed),
@@ -323,6 +325,7 @@ async function bootModule(
     ...(trace !== undefined ? { trace } : {}),
     ...(binaryMax !== undefined ? { binaryMax } : {}),
     ...(energy ? { energy } : {}),
+    ...(deviceUid ? { deviceUid } : {}),
     ...(attnPin ? { attnPin } : {}),
     ...(board && board.board.name !== "virtual" ? { auxPins: board.auxPins } : {}),
     ...(dfu ? { dfu } : {}),

@@ -47,6 +47,23 @@ export { SeededCrypto } from "../core/SeededCrypto.js";
 export { WebCryptoCrypto } from "./WebCryptoCrypto.js";
 export { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 export { InProcessHub, type InProcessHubOptions } from "./InProcessHub.js";
+// Fleets: many modules with a workload against one hub (docs/fleet.md).
+export { Fleet, type FleetHub, type FleetOptions, type FleetProgress } from "./fleet/Fleet.js";
+export { runFleet, type FleetRun, type FleetRunOptions } from "./fleet/runFleet.js";
+export {
+  BUILT_IN_WORKLOADS,
+  SENSORS_WORKLOAD,
+  checkWorkload,
+  parseWorkload,
+  WorkloadError,
+  type Workload,
+  type GroupLoad,
+  type NotefileLoad,
+} from "./fleet/workload.js";
+export { WORKLOAD_SCHEMA } from "./fleet/workloadSchema.js";
+export { fleetDeviceUid, parseShard, type Shard } from "./fleet/fleetIdentity.js";
+export type { FleetSession, FleetSummary } from "./fleet/FleetStats.js";
+
 export {
   HubApi,
   HubApiError,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { runCli } from "../support/cliProcess.js";
 
-const COMMANDS = ["up", "hub", "module", "world", "req", "flash", "boards", "selftest", "tail"];
+const COMMANDS = ["up", "hub", "module", "world", "req", "flash", "boards", "selftest", "tail", "fleet"];
 
 describe("--help of every command", () => {
   it.each(COMMANDS)(
