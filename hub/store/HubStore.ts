@@ -35,6 +35,7 @@ import type {
 import type { JsonObject } from "../../core/json.js";
 import type { RouteStore } from "./RouteStore.js";
 import type { FirmwareStore } from "./FirmwareStore.js";
+import type { IntegrationStore } from "./IntegrationStore.js";
 
 export interface TransactionOptions {
   /**
@@ -65,6 +66,8 @@ export interface HubStore {
   readonly routes: RouteStore;
   /** Firmware images and DFU requests (hub/dfu). */
   readonly firmware: FirmwareStore;
+  /** Webhooks, project secrets and global event transformations. */
+  readonly integrations: IntegrationStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error

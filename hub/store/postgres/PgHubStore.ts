@@ -1,4 +1,5 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
+import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
 import { PgAccountStore, PgCredentialStore, PgDescriptionStore } from "./PgAccountStore.js";
 import { PgConnection } from "./PgConnection.js";
 import { PgDeviceStore } from "./PgDeviceStore.js";
@@ -23,6 +24,7 @@ export class PgHubStore implements HubStore {
   readonly credentials: PgCredentialStore;
   readonly routes: PgRouteStore;
   readonly firmware: PgFirmwareStore;
+  readonly integrations: IntegrationSqlStore;
 
   private constructor(readonly connection: PgConnection) {
     const sql = connection;
@@ -36,6 +38,7 @@ export class PgHubStore implements HubStore {
     this.credentials = new PgCredentialStore(sql);
     this.routes = new PgRouteStore(sql);
     this.firmware = new PgFirmwareStore(sql);
+    this.integrations = new IntegrationSqlStore(sql);
   }
 
   /**

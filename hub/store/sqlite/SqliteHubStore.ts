@@ -1,4 +1,5 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
+import { IntegrationSqlStore, type SqlPort } from "../IntegrationSqlStore.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
 import { SqliteConnection } from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
@@ -27,6 +28,15 @@ function gated<T extends object>(store: T, gate: TransactionGate): T {
   return out as T;
 }
 
+/** SQLite's synchronous calls as the asynchronous port the shared statements use. */
+function sqlitePort(sql: SqliteConnection): SqlPort {
+  return {
+    get: async <T>(text: string, ...params: unknown[]) => sql.get<T>(text, ...params),
+    all: async <T>(text: string, ...params: unknown[]) => sql.all<T>(text, ...params),
+    run: async (text: string, ...params: unknown[]) => sql.run(text, ...params).changes,
+  };
+}
+
 /** The embedded hub store: one SQLite file (WAL) holding every record of the hub. */
 export class SqliteHubStore implements HubStore {
   readonly #connection: SqliteConnection;
@@ -40,6 +50,7 @@ export class SqliteHubStore implements HubStore {
   readonly credentials: SqliteCredentialStore;
   readonly routes: SqliteRouteStore;
   readonly firmware: SqliteFirmwareStore;
+  readonly integrations: IntegrationSqlStore;
 
   /** Opens (creating and migrating as needed) the database at `path`, or ":memory:". */
   constructor(path: string) {
@@ -57,6 +68,7 @@ export class SqliteHubStore implements HubStore {
     this.credentials = gated(new SqliteCredentialStore(sql), gate);
     this.routes = gated(new SqliteRouteStore(sql), gate);
     this.firmware = gated(new SqliteFirmwareStore(sql), gate);
+    this.integrations = gated(new IntegrationSqlStore(sqlitePort(sql)), gate);
   }
 
   transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {
