@@ -15,6 +15,7 @@ import { registerStreamRoutes } from "./api/streamRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerWebhookEventRoutes } from "./api/webhookEventRoutes.js";
+import { registerIntegrationRoutes } from "./api/integrationRoutes.js";
 import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
 import { registerEventRoutes } from "./api/eventRoutes.js";
@@ -233,12 +234,20 @@ export async function buildHubApp(
           onFleetError:
             options.onFleetError ??
             ((error) => app.log.error({ err: error }, "smart fleet rules or fleet watchdogs failed")),
+          onTransformError:
+            options.onTransformError ??
+            ((error, event) =>
+              app.log.warn(
+                { err: error, project: event.projectUid, file: event.file },
+                "global event transformation failed: the event is stored as it came",
+              )),
         });
   // Services made here end with the app: route deliveries in flight stop before the store closes.
   if (!("services" in options))
     app.addHook("onClose", () => {
       services.smartFleets.stop();
       services.watchdogs.stop();
+      void services.integrations.stop();
       return services.routing.stop();
     });
 
@@ -288,6 +297,7 @@ export async function buildHubApp(
   registerDfuRoutes(router);
   registerStreamRoutes(router);
   registerConsoleRoutes(router);
+  registerIntegrationRoutes(router);
   await app.ready();
   return { app, services };
 }

@@ -9,9 +9,11 @@ import { FleetWatchdogs } from "./devices/FleetWatchdogs.js";
 import { SmartFleets } from "./devices/SmartFleets.js";
 import { DfuService } from "./dfu/DfuService.js";
 import { FirmwareService } from "./dfu/FirmwareService.js";
-import { EventService } from "./events/EventService.js";
+import { EventService, type NewEvent } from "./events/EventService.js";
 import { HubFeed } from "./feed/HubFeed.js";
 import { HubIds } from "./HubIds.js";
+import { ephemeralSecretKey } from "./integrations/SecretBox.js";
+import { Integrations } from "./integrations/Integrations.js";
 import { NoteService } from "./notes/NoteService.js";
 import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js";
 import type { HubStore } from "./store/HubStore.js";
@@ -59,6 +61,8 @@ export interface HubServices {
   readonly dfu: DfuService;
   /** What happens as it happens: events, sessions, route deliveries, DFU steps (the live pages). */
   readonly feed: HubFeed;
+  /** Webhook and global transformations (JSONata) and the box project secrets are sealed in. */
+  readonly integrations: Integrations;
 }
 
 export interface HubServicesOptions {
@@ -90,6 +94,13 @@ export interface HubServicesOptions {
   onRoutingError?: (error: unknown) => void;
   /** Told of a fault of smart fleet rules or fleet watchdogs (a store failure); they go on. */
   onFleetError?: (error: unknown) => void;
+  /**
+   * The key project secrets are encrypted with (32 bytes; startHub keeps it in `dir/secrets.key`).
+   * Without one, a key of this process's own: secrets stored do not open after a restart.
+   */
+  secretKey?: Uint8Array;
+  /** Told when a project's global transformation fails on an event (the event is kept as it came). */
+  onTransformError?: (error: unknown, event: NewEvent) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -97,6 +108,13 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const { store, clock } = options;
   const ids = options.ids ?? new HubIds();
   const events = new EventService(store, clock, ids, options.onListenerError);
+  const integrations = new Integrations(
+    store,
+    clock,
+    options.secretKey ?? ephemeralSecretKey(),
+    options.onTransformError,
+  );
+  events.prepareWith((event) => integrations.transformEvent(event));
   const feed = new HubFeed();
   events.subscribe((event) => feed.event(event));
   const notifier = new SyncNotifier();
@@ -146,5 +164,6 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     firmware,
     dfu,
     feed,
+    integrations,
   };
 }
