@@ -127,6 +127,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const routing = new RoutingService(store, clock, ids, events, options.onRoutingError, {
     ...options.routing,
     onAttempt: (log) => feed.delivery(log),
+    secrets: (projectUid, text) => integrations.resolveSecrets(projectUid, text),
   });
   const onFleetError = options.onFleetError ?? (() => undefined);
   const watchdogs = new FleetWatchdogs(store, clock, events, onFleetError);
