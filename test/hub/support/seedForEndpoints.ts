@@ -60,7 +60,38 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     disabled: true,
     http: { url: "http://127.0.0.1:9/in" },
   });
+  // Webhooks, secrets and journeys (integrationRoutes.ts).
+  await s.integrations.putWebhook({
+    projectUid: hub.projectUid,
+    id: "hook",
+    disabled: false,
+    transform: "",
+    created: now,
+    modified: now,
+  });
+  const sealed = hub.services.integrations.box.seal(hub.projectUid, "SECRET", "value");
+  await s.integrations.createSecret(
+    {
+      projectUid: hub.projectUid,
+      name: "SECRET",
+      created: now,
+      createdBy: "admin",
+      modified: null,
+      modifiedBy: null,
+    },
+    sealed,
+  );
+  const journey = Math.floor(now / 1000);
+  await hub.services.events.record({
+    projectUid: hub.projectUid,
+    deviceUid: device.uid,
+    file: "_track.qo",
+    data: { req: "note.add", body: { journey, jcount: 1 } },
+  });
   return {
+    WH: "hook",
+    SEC: "SECRET",
+    J: String(journey),
     E: event.uid,
     R: route.uid,
     P: hub.projectUid,
