@@ -1,3 +1,4 @@
+import { registerCloneProjectRoute } from "./cloneProject.js";
 import { registerExtDeviceSessionRoutes } from "./extDeviceSessions.js";
 import type { HubRouter } from "./HubRouter.js";
 import { registerJourneyRoutes } from "./journeyRoutes.js";
@@ -7,7 +8,7 @@ import { registerWebhookRoutes } from "./webhookRoutes.js";
 
 /**
  * Webhooks, external devices' sessions, project secrets, journeys, notefile schemas, the AWS role
- * configuration and global event transformations (issue 29, points 3 to 6).
+ * configuration, global event transformations and cloning projects (issue 29, points 3 to 6).
  */
 export function registerIntegrationRoutes(router: HubRouter): void {
   registerWebhookRoutes(router);
@@ -15,4 +16,5 @@ export function registerIntegrationRoutes(router: HubRouter): void {
   registerSecretRoutes(router);
   registerJourneyRoutes(router);
   registerProjectExtraRoutes(router);
+  registerCloneProjectRoute(router);
 }

@@ -169,4 +169,17 @@ describe("the official client 1.0.27-beta.5 drives the hub", () => {
     expect(key.size).toBe(32);
     expect(key.mode & 0o077).toBe(0);
   });
+
+  it("clones the project into the caller's billing account", async () => {
+    const accounts = await new NotehubJs.BillingAccountApi(client).getBillingAccounts();
+    const uid = accounts.billing_accounts[0].uid;
+    const copy = await projects.cloneProject(project, {
+      label: "Client copy",
+      billing_account_uid: uid,
+      disable_clone_routes: true,
+    });
+    expect(copy.label).toBe("Client copy");
+    expect(copy.uid).not.toBe(project);
+    expect((await projects.getProject(copy.uid)).label).toBe("Client copy");
+  });
 });

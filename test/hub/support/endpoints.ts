@@ -245,4 +245,10 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "POST", path: "/v1/projects/{P}/global-transformation", access: "developer", body: "$" },
   { method: "POST", path: "/v1/projects/{P}/global-transformation/enable", access: "developer" },
   { method: "POST", path: "/v1/projects/{P}/global-transformation/disable", access: "developer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/clone",
+    access: "owner",
+    body: { label: "Copy", billing_account_uid: "{ORG}" },
+  },
 ];
