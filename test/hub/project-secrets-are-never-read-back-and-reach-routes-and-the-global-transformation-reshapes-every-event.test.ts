@@ -1,3 +1,4 @@
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SecretBox } from "../../hub/integrations/SecretBox.js";
 import { expectErrorBody, TestHub } from "./support/hubFixture.js";
@@ -147,5 +148,22 @@ describe("the global event transformation", () => {
     });
     expect(json.status).toBe(200);
     expect((await hub.store.integrations.getGlobalTransform(hub.projectUid))?.transform).toBe("$");
+  });
+});
+
+describe("the secret box", () => {
+  it("opens what it sealed, for that project and name only, and nothing altered", () => {
+    const box = new SecretBox(new Uint8Array(32).fill(7));
+    fc.assert(
+      fc.property(fc.string(), fc.string({ minLength: 1 }), fc.nat(), (value, name, flip) => {
+        const sealed = box.seal("app:1", name, value);
+        expect(box.open("app:1", name, sealed)).toBe(value);
+        expect(box.open("app:2", name, sealed)).toBeUndefined();
+        const bytes = Buffer.from(sealed.slice(3), "base64");
+        bytes[flip % bytes.length]! ^= 1;
+        expect(box.open("app:1", name, `v1:${bytes.toString("base64")}`)).toBeUndefined();
+      }),
+      { seed: 29, numRuns: 200 },
+    );
   });
 });
