@@ -50,12 +50,19 @@ function expressionOf(ctx: ProjectContext): string {
 }
 
 /**
- * Project operations beside the project's own record: what the hub has seen of each notefile,
- * the AWS role configuration, and the project's global event transformation.
+ * Project operations beside the project's own record: deleting it, what the hub has seen of each
+ * notefile, the AWS role configuration, and the project's global event transformation.
  */
 export function registerProjectExtraRoutes(router: HubRouter): void {
   const { store, integrations } = router.services;
   const P = "/v1/projects/:projectUID";
+
+  // DeleteProject: the project and everything of it (HubStore.deleteProject), its owners only.
+  router.project("DELETE", P, "owner", async (ctx) => {
+    await store.deleteProject(ctx.project.uid);
+    integrations.globalTransformChanged(ctx.project.uid);
+    return {};
+  });
 
   router.project("GET", `${P}/schemas`, "viewer", async (ctx) => notefileSchemas(await newestEvents(ctx)));
 

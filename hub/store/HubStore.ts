@@ -83,6 +83,12 @@ export interface HubStore {
    * about changes (event subscribers) only when they are real.
    */
   afterCommit(action: () => void): void;
+  /**
+   * Deletes the project and everything of it (members, products, fleets, devices with their
+   * notefiles and events, routes, firmware, variables, tokens, webhooks, secrets) in one
+   * transaction; false when there was no such project.
+   */
+  deleteProject(uid: string): Promise<boolean>;
   /** Small key/value settings of the hub itself (bootstrap state). */
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;

@@ -181,5 +181,7 @@ describe("the official client 1.0.27-beta.5 drives the hub", () => {
     expect(copy.label).toBe("Client copy");
     expect(copy.uid).not.toBe(project);
     expect((await projects.getProject(copy.uid)).label).toBe("Client copy");
+    await projects.deleteProject(copy.uid);
+    expect((await projects.getProject(copy.uid).catch((e: any) => e)).status).toBe(404);
   });
 });

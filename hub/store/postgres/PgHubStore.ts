@@ -1,4 +1,5 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
+import { PROJECT_DELETION } from "../projectDeletion.js";
 import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
 import { PgAccountStore, PgCredentialStore, PgDescriptionStore } from "./PgAccountStore.js";
 import { PgConnection } from "./PgConnection.js";
@@ -62,6 +63,15 @@ export class PgHubStore implements HubStore {
 
   afterCommit(action: () => void): void {
     this.connection.afterCommit(action);
+  }
+
+  async deleteProject(uid: string): Promise<boolean> {
+    return this.connection.transaction(async () => {
+      if (!(await this.connection.get("SELECT uid FROM projects WHERE uid = ? FOR UPDATE", uid)))
+        return false;
+      for (const statement of PROJECT_DELETION) await this.connection.run(statement, uid);
+      return true;
+    });
   }
 
   async getMeta(key: string): Promise<string | undefined> {

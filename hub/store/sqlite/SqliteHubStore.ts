@@ -1,4 +1,5 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
+import { PROJECT_DELETION } from "../projectDeletion.js";
 import { IntegrationSqlStore, type SqlPort } from "../IntegrationSqlStore.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
 import { SqliteConnection } from "./SqliteConnection.js";
@@ -77,6 +78,17 @@ export class SqliteHubStore implements HubStore {
 
   afterCommit(action: () => void): void {
     this.#connection.gate.afterCommit(action);
+  }
+
+  async deleteProject(uid: string): Promise<boolean> {
+    const sql = this.#connection;
+    return sql.gate.call(async () =>
+      sql.allOrNothing(() => {
+        if (!sql.get("SELECT uid FROM projects WHERE uid = ?", uid)) return false;
+        for (const statement of PROJECT_DELETION) sql.run(statement, uid);
+        return true;
+      }),
+    );
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -6,7 +6,8 @@ import type { ProjectRole } from "../../../hub/store/records.js";
  * so that a route registered with the wrong role fails the tests.
  *
  * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization,
- * {E} event, {R} route, {WH} webhook, {SEC} project secret, {J} journey.
+ * {E} event, {R} route, {WH} webhook, {SEC} project secret, {J} journey, {SPAREP} a project to delete
+ * (its members as the main project's).
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -15,6 +16,8 @@ export interface Endpoint {
   access: ProjectRole | "account" | "staff";
   /** A valid body, when the route takes one. */
   body?: unknown;
+  /** It succeeds once only (it deletes what its path names): the rate limit is not tried on it. */
+  once?: boolean;
 }
 
 /** An Ed25519 public key in PEM (a device's key to pin). */
@@ -251,4 +254,5 @@ export const ENDPOINTS: Endpoint[] = [
     access: "owner",
     body: { label: "Copy", billing_account_uid: "{ORG}" },
   },
+  { method: "DELETE", path: "/v1/projects/{SPAREP}", access: "owner", once: true },
 ];

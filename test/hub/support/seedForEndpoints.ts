@@ -81,6 +81,13 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     },
     sealed,
   );
+  // A project to delete, with the main project's members in their roles.
+  const spareProject = hub.ids.projectUid();
+  const main = (await s.projects.getProject(hub.projectUid))!;
+  await s.projects.createProject({ ...main, uid: spareProject, label: "Spare" });
+  for (const { user, role } of await s.projects.listMembers(hub.projectUid)) {
+    await s.projects.setMember(spareProject, user.uid, role);
+  }
   const journey = Math.floor(now / 1000);
   await hub.services.events.record({
     projectUid: hub.projectUid,
@@ -89,6 +96,7 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     data: { req: "note.add", body: { journey, jcount: 1 } },
   });
   return {
+    SPAREP: spareProject,
     WH: "hook",
     SEC: "SECRET",
     J: String(journey),

@@ -1,7 +1,16 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { HubStore } from "../../../../hub/store/HubStore.js";
 import { describeEachBackend } from "./support/backends.js";
-import { OTHER_PROJECT, PROJECT, seedProject, T0, USER } from "./support/seed.js";
+import {
+  anEvent,
+  OTHER_PROJECT,
+  PRODUCT,
+  PROJECT,
+  putDevice,
+  seedProject,
+  T0,
+  USER,
+} from "./support/seed.js";
 
 describeEachBackend("a hub store's webhooks, project secrets and global transformations", (backend) => {
   let store: HubStore;
@@ -93,5 +102,47 @@ describeEachBackend("a hub store's webhooks, project secrets and global transfor
       enabled: false,
     });
     expect(await integrations().getGlobalTransform(OTHER_PROJECT)).toBeUndefined();
+  });
+
+  it("deletes a project with everything of it, and nothing of another project", async () => {
+    await putDevice(store, 1);
+    await store.notefiles.addNote("dev:1", "config.db", { noteId: "a", body: { v: 1 }, payload: null }, T0);
+    await store.telemetry.addEvent(anEvent("e1"));
+    await store.telemetry.addEvent(anEvent("e2", { projectUid: OTHER_PROJECT, deviceUid: "dev:2" }));
+    await store.env.set({ kind: "project", uid: PROJECT }, { K: "1" }, T0);
+    await store.env.set({ kind: "project", uid: OTHER_PROJECT }, { K: "2" }, T0);
+    await store.projects.setMember(PROJECT, USER, "owner");
+    await store.integrations.putWebhook({
+      projectUid: PROJECT,
+      id: "w",
+      disabled: false,
+      transform: "",
+      created: T0,
+      modified: T0,
+    });
+    const secret = {
+      projectUid: PROJECT,
+      name: "S",
+      created: T0,
+      createdBy: USER,
+      modified: null,
+      modifiedBy: null,
+    };
+    await store.integrations.createSecret(secret, "v1:x");
+
+    expect(await store.deleteProject(PROJECT)).toBe(true);
+    expect(await store.projects.getProject(PROJECT)).toBeUndefined();
+    expect(await store.projects.getProduct(PRODUCT)).toBeUndefined();
+    expect(await store.devices.getDevice("dev:1")).toBeUndefined();
+    expect(await store.telemetry.getEvent(PROJECT, "e1")).toBeUndefined();
+    expect(await store.integrations.listWebhooks(PROJECT)).toEqual([]);
+    expect(await store.integrations.listSecrets(PROJECT)).toEqual([]);
+    expect(await store.projects.listProjectsOf(USER)).toEqual([]);
+    expect(await store.env.get({ kind: "project", uid: PROJECT })).toEqual([]);
+    // The other project keeps what it had; a second deletion finds nothing.
+    expect(await store.projects.getProject(OTHER_PROJECT)).toBeDefined();
+    expect(await store.telemetry.getEvent(OTHER_PROJECT, "e2")).toBeDefined();
+    expect((await store.env.get({ kind: "project", uid: OTHER_PROJECT })).map((v) => v.value)).toEqual(["2"]);
+    expect(await store.deleteProject(PROJECT)).toBe(false);
   });
 });

@@ -71,4 +71,22 @@ describe("CloneProject", () => {
       /label is required/,
     );
   });
+
+  it("DeleteProject removes a project with its devices and events, for its owners only", async () => {
+    const made = (await hub.post(hub.p("/clone"), { label: "Doomed", billing_account_uid: hub.orgUid })).json;
+    const product = `product:com.example:doomed`;
+    await hub.post(`/v1/projects/${made.uid}/products`, { product_uid: product, label: "Doomed" });
+    await hub.post(`/v1/products/${product}/devices/dev:777/webhook-event`, {
+      file: "data.qo",
+      body: { n: 1 },
+    });
+    expect((await hub.get(`/v1/projects/${made.uid}/events`)).json.events).toHaveLength(1);
+    expectErrorBody(await hub.delete(`/v1/projects/${made.uid}`, { as: "developer" }), 403);
+    expect((await hub.delete(`/v1/projects/${made.uid}`)).status).toBe(200);
+    expectErrorBody(await hub.get(`/v1/projects/${made.uid}`), 404);
+    expect(await hub.store.devices.getDevice("dev:777")).toBeUndefined();
+    expect(await hub.store.telemetry.getEvent(made.uid, "x")).toBeUndefined();
+    // The source project is untouched.
+    expect((await hub.get(hub.p())).status).toBe(200);
+  });
 });
