@@ -1,5 +1,6 @@
 import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
+import { jsonTooDeep, MAX_JSON_DEPTH } from "../../core/jsonDepth.js";
 import * as errors from "../errors.js";
 import { jsonataSyntaxFault } from "../integrations/Integrations.js";
 import type { EventRecord } from "../store/records.js";
@@ -87,8 +88,11 @@ export function registerProjectExtraRoutes(router: HubRouter): void {
   // The expression is the body itself (text/plain), so this route reads its body as text.
   router.app.register(async (scope: FastifyInstance) => {
     scope.removeAllContentTypeParsers();
-    scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: MAX_TRANSFORM * 4 }, (_req, body, done) =>
-      done(null, body),
+    // A JSON body is held to the nesting limit every JSON body of the hub is (HubApp.ts).
+    scope.addContentTypeParser("*", { parseAs: "string", bodyLimit: MAX_TRANSFORM * 4 }, (req, body, done) =>
+      /json/i.test(String(req.headers["content-type"] ?? "")) && jsonTooDeep(String(body))
+        ? done(errors.jsonTooDeep(MAX_JSON_DEPTH), undefined)
+        : done(null, body),
     );
     router.within(scope).project("POST", `${P}/global-transformation`, "developer", async (ctx) => {
       const transform = expressionOf(ctx);
