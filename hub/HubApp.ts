@@ -15,6 +15,7 @@ import { registerStreamRoutes } from "./api/streamRoutes.js";
 import { registerDescriptionRoutes } from "./api/descriptionRoutes.js";
 import { registerDeviceRoutes } from "./api/deviceRoutes.js";
 import { registerWebhookEventRoutes } from "./api/webhookEventRoutes.js";
+import { registerIntegrationRoutes } from "./api/integrationRoutes.js";
 import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
 import { registerEventRoutes } from "./api/eventRoutes.js";
@@ -238,6 +239,13 @@ export async function buildHubApp(
           onAutomationError:
             options.onAutomationError ??
             ((error) => app.log.error({ err: error }, "a monitor or a batch job failed")),
+          onTransformError:
+            options.onTransformError ??
+            ((error, event) =>
+              app.log.warn(
+                { err: error, project: event.projectUid, file: event.file },
+                "global event transformation failed: the event is stored as it came",
+              )),
         });
   // Services made here end with the app: route deliveries in flight stop before the store closes.
   if (!("services" in options))
@@ -246,6 +254,7 @@ export async function buildHubApp(
       services.watchdogs.stop();
       services.monitors.stop();
       services.jobs.stop();
+      void services.integrations.stop();
       return services.routing.stop();
     });
 
@@ -297,6 +306,7 @@ export async function buildHubApp(
   registerJobRoutes(router);
   registerStreamRoutes(router);
   registerConsoleRoutes(router);
+  registerIntegrationRoutes(router);
   await app.ready();
   return { app, services };
 }

@@ -9,11 +9,13 @@ import { FleetWatchdogs } from "./devices/FleetWatchdogs.js";
 import { SmartFleets } from "./devices/SmartFleets.js";
 import { DfuService } from "./dfu/DfuService.js";
 import { FirmwareService } from "./dfu/FirmwareService.js";
-import { EventService } from "./events/EventService.js";
+import { EventService, type NewEvent } from "./events/EventService.js";
 import { HubFeed } from "./feed/HubFeed.js";
 import { HubIds } from "./HubIds.js";
 import { JobService } from "./jobs/JobService.js";
 import { MonitorService } from "./monitors/MonitorService.js";
+import { ephemeralSecretKey } from "./integrations/SecretBox.js";
+import { Integrations } from "./integrations/Integrations.js";
 import { NoteService } from "./notes/NoteService.js";
 import { RoutingService, type RoutingOptions } from "./routing/RoutingService.js";
 import type { HubStore } from "./store/HubStore.js";
@@ -66,6 +68,8 @@ export interface HubServices {
   readonly monitors: MonitorService;
   /** Batch jobs: runs applying a job's requests to the devices it selects, on the hub clock. */
   readonly jobs: JobService;
+  /** Webhook and global transformations (JSONata) and the box project secrets are sealed in. */
+  readonly integrations: Integrations;
 }
 
 export interface HubServicesOptions {
@@ -99,6 +103,13 @@ export interface HubServicesOptions {
   onFleetError?: (error: unknown) => void;
   /** Told of a fault of monitors or batch jobs (a store failure); they go on. */
   onAutomationError?: (error: unknown) => void;
+  /**
+   * The key project secrets are encrypted with (32 bytes; startHub keeps it in `dir/secrets.key`).
+   * Without one, a key of this process's own: secrets stored do not open after a restart.
+   */
+  secretKey?: Uint8Array;
+  /** Told when a project's global transformation fails on an event (the event is kept as it came). */
+  onTransformError?: (error: unknown, event: NewEvent) => void;
 }
 
 /** Assembles the hub's services over a store and a clock; no fastify involved. */
@@ -106,6 +117,13 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const { store, clock } = options;
   const ids = options.ids ?? new HubIds();
   const events = new EventService(store, clock, ids, options.onListenerError);
+  const integrations = new Integrations(
+    store,
+    clock,
+    options.secretKey ?? ephemeralSecretKey(),
+    options.onTransformError,
+  );
+  events.prepareWith((event) => integrations.transformEvent(event));
   const feed = new HubFeed();
   events.subscribe((event) => feed.event(event));
   const notifier = new SyncNotifier();
@@ -120,6 +138,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   const routing = new RoutingService(store, clock, ids, events, options.onRoutingError, {
     ...options.routing,
     onAttempt: (log) => feed.delivery(log),
+    secrets: (projectUid, text) => integrations.resolveSecrets(projectUid, text),
   });
   const onFleetError = options.onFleetError ?? (() => undefined);
   const watchdogs = new FleetWatchdogs(store, clock, events, onFleetError);
@@ -160,5 +179,6 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     feed,
     monitors: new MonitorService(store, clock, ids, events, onAutomationError),
     jobs: new JobService(store, clock, notifier, onAutomationError, () => watchdogs.changed()),
+    integrations,
   };
 }

@@ -1,4 +1,5 @@
 import { chmod, mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { loadSecretKey } from "./secretKey.js";
 import {
   createServer as createHttpServer,
   type IncomingMessage,
@@ -301,6 +302,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     let publicUrl = "";
     const built = await buildHubApp({
       store,
+      secretKey: await loadSecretKey(options.dir),
       clock,
       ids,
       // Native Ed25519: the hub only verifies, and in JavaScript that is most of a session's CPU.

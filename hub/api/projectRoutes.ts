@@ -1,16 +1,47 @@
 import { roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
-import type { ProductRecord } from "../store/records.js";
+import type { ProductRecord, ProjectRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
-import type { HubRouter } from "./HubRouter.js";
+import type { AccountContext, HubRouter } from "./HubRouter.js";
 import { CREATE_PRODUCT, CREATE_PROJECT } from "./requestBodies.js";
 import { productView, projectView } from "./views.js";
 
 export const PRODUCT_UID = /^product:[A-Za-z0-9._-]+:[A-Za-z0-9._-]+$/;
 
+/**
+ * A new project of the billing account `orgUid`, the caller (a user who may create projects
+ * there) its owner: for Create Project and Clone Project.
+ */
+export async function createOwnedProject(
+  ctx: AccountContext,
+  label: string,
+  orgUid: string,
+): Promise<ProjectRecord> {
+  if (ctx.principal.kind !== "user") throw errors.userOnly();
+  const { store, ids } = ctx.services;
+  const org = await store.accounts.getOrganization(orgUid);
+  if (!org) throw errors.billingAccountNotFound(orgUid);
+  const orgRole = await store.accounts.getOrgRole(orgUid, ctx.principal.userUid);
+  if (!orgRole) throw errors.notOrgMember();
+  if (orgRole === "org_member") throw errors.orgRoleTooLow();
+  const user = (await store.accounts.getUser(ctx.principal.userUid))!;
+  const contact = { name: user.name, email: user.email, role: "owner", organization: org.name };
+  const project: ProjectRecord = {
+    uid: ids.projectUid(),
+    label,
+    orgUid,
+    created: ctx.now,
+    administrativeContact: contact,
+    technicalContact: contact,
+  };
+  await store.projects.createProject(project);
+  await store.projects.setMember(project.uid, user.uid, "owner");
+  return project;
+}
+
 /** Projects, their members and products. */
 export function registerProjectRoutes(router: HubRouter): void {
-  const { store, ids } = router.services;
+  const { store } = router.services;
 
   router.account("GET", "/v1/projects", async (ctx) => {
     if (ctx.principal.kind === "oauth") {
@@ -27,23 +58,7 @@ export function registerProjectRoutes(router: HubRouter): void {
     async (ctx) => {
       if (ctx.principal.kind !== "user") throw errors.userOnly();
       const { label, billing_account_uid: orgUid } = ctx.body(CREATE_PROJECT);
-      const org = await store.accounts.getOrganization(orgUid);
-      if (!org) throw errors.billingAccountNotFound(orgUid);
-      const orgRole = await store.accounts.getOrgRole(orgUid, ctx.principal.userUid);
-      if (!orgRole) throw errors.notOrgMember();
-      if (orgRole === "org_member") throw errors.orgRoleTooLow();
-      const user = (await store.accounts.getUser(ctx.principal.userUid))!;
-      const contact = { name: user.name, email: user.email, role: "owner", organization: org.name };
-      const project = {
-        uid: ids.projectUid(),
-        label,
-        orgUid,
-        created: ctx.now,
-        administrativeContact: contact,
-        technicalContact: contact,
-      };
-      await store.projects.createProject(project);
-      await store.projects.setMember(project.uid, user.uid, "owner");
+      const project = await createOwnedProject(ctx, label, orgUid);
       return projectView(project, "owner");
     },
     { status: 201 },

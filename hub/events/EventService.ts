@@ -32,6 +32,7 @@ export type EventListener = (event: EventRecord) => void | Promise<void>;
  */
 export class EventService {
   readonly #listeners: { listener: EventListener }[] = [];
+  #prepare: ((event: NewEvent) => Promise<NewEvent>) | undefined;
 
   constructor(
     private readonly store: HubStore,
@@ -40,9 +41,17 @@ export class EventService {
     private readonly onListenerError: (error: unknown, event: EventRecord) => void = () => undefined,
   ) {}
 
+  /**
+   * What every event goes through before it is stored (the project's global transformation);
+   * set once by the hub's assembly.
+   */
+  prepareWith(prepare: (event: NewEvent) => Promise<NewEvent>): void {
+    this.#prepare = prepare;
+  }
+
   /** Stores the event; resolves with the stored record (subscribers told as described above). */
   async record(event: NewEvent): Promise<EventRecord> {
-    const record = this.#make(event);
+    const record = this.#make(this.#prepare ? await this.#prepare(event) : event);
     if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish(record));
     return record;
   }
@@ -54,7 +63,9 @@ export class EventService {
    */
   async recordOnce(events: readonly (NewEvent & { uid: string })[]): Promise<EventRecord[]> {
     if (events.length === 0) return [];
-    const records = events.map((e) => this.#make(e));
+    const prepare = this.#prepare;
+    const prepared = prepare ? await Promise.all(events.map((e) => prepare(e))) : events;
+    const records = prepared.map((e) => this.#make(e));
     const stored = await this.store.telemetry.addEvents(records);
     const fresh = records.filter((_, i) => stored[i]);
     if (fresh.length > 0) this.store.afterCommit(() => fresh.forEach((r) => this.#publish(r)));

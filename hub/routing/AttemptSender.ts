@@ -77,6 +77,9 @@ export function httpOutcome(result: OutboundResult, url: string): Outcome {
   }
 }
 
+/** A text with the project secrets it names put in (the hub's Integrations.resolveSecrets). */
+export type SecretResolver = (projectUid: string, text: string) => Promise<string>;
+
 /**
  * Sends one attempt of a delivery: the event transformed by the route's `transform`, then posted
  * (http) or published (mqtt), and what came of it mapped to an Outcome. Types this simulator does
@@ -89,6 +92,8 @@ export class AttemptSender {
     private readonly jsonata: JsonataCache,
     /** Aborted when the hub stops. */
     private readonly stopping: AbortSignal,
+    /** Puts project secrets into the URL and header values (the logs keep the text as written). */
+    private readonly secrets: SecretResolver = async (_project, text) => text,
   ) {}
 
   async deliver(route: RouteRecord, event: EventRecord): Promise<Outcome> {
@@ -162,9 +167,12 @@ export class AttemptSender {
             ...headersOf(settings),
           };
     headers["Content-Type"] = body.contentType;
+    for (const [name, value] of Object.entries(headers)) {
+      headers[name] = await this.secrets(route.projectUid, value);
+    }
     const result = await this.http.send({
       method: "POST",
-      url,
+      url: await this.secrets(route.projectUid, url),
       headers,
       body: body.body,
       timeoutMs,

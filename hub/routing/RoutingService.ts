@@ -5,7 +5,7 @@ import { JsonataCache, type JsonataOptions } from "../events/JsonataCache.js";
 import type { HubIds } from "../HubIds.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { RouteLogRecord, RouteLogRetention, RouteRecord } from "../store/RouteStore.js";
-import { AttemptSender } from "./AttemptSender.js";
+import { AttemptSender, type SecretResolver } from "./AttemptSender.js";
 import { DeliveryQueue, RETRY_DELAYS_MS } from "./DeliveryQueue.js";
 import { HttpSender } from "./HttpSender.js";
 import { MqttPublisher } from "./MqttPublisher.js";
@@ -43,6 +43,8 @@ export interface RoutingOptions {
   logRetention?: Partial<RouteLogRetention>;
   /** Told of each delivery attempt's log as the attempt ends (the hub's live feed). */
   onAttempt?: (log: RouteLogRecord) => void;
+  /** A route's URL or header value with the project secrets it names put in (`{{secret.NAME}}`). */
+  secrets?: SecretResolver;
 }
 
 /**
@@ -94,7 +96,13 @@ export class RoutingService {
     this.#jsonata = new JsonataCache(() => clock.now(), options.jsonata);
     const report = (error: unknown): void => this.#report(error);
     this.#catalogue = new RouteCatalogue(store, clock, ids, this.targets);
-    const sender = new AttemptSender(this.#http, this.#mqtt, this.#jsonata, this.#stopping.signal);
+    const sender = new AttemptSender(
+      this.#http,
+      this.#mqtt,
+      this.#jsonata,
+      this.#stopping.signal,
+      options.secrets,
+    );
     const retryDelays = options.retryDelaysMs ?? RETRY_DELAYS_MS;
     this.#queue = new DeliveryQueue(
       store,

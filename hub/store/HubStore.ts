@@ -37,6 +37,7 @@ import type { RouteStore } from "./RouteStore.js";
 import type { FirmwareStore } from "./FirmwareStore.js";
 import type { JobStore, MonitorStore } from "./AutomationStore.js";
 import type { ClusterStore } from "./ClusterStore.js";
+import type { IntegrationStore } from "./IntegrationStore.js";
 
 export interface TransactionOptions {
   /**
@@ -76,6 +77,8 @@ export interface HubStore {
    * only a store that several processes can open has it; without it the hub keeps all that in memory.
    */
   readonly cluster?: ClusterStore;
+  /** Webhooks, project secrets and global event transformations. */
+  readonly integrations: IntegrationStore;
   /**
    * Runs `work` as one transaction: every store call it makes while it runs (awaited, directly or
    * through services) commits together when it resolves, or not at all when it throws (the error
@@ -91,6 +94,12 @@ export interface HubStore {
    * about changes (event subscribers) only when they are real.
    */
   afterCommit(action: () => void): void;
+  /**
+   * Deletes the project and everything of it (members, products, fleets, devices with their
+   * notefiles and events, routes, firmware, variables, tokens, webhooks, secrets) in one
+   * transaction; false when there was no such project.
+   */
+  deleteProject(uid: string): Promise<boolean>;
   /** Small key/value settings of the hub itself (bootstrap state). */
   getMeta(key: string): Promise<string | undefined>;
   setMeta(key: string, value: string): Promise<void>;

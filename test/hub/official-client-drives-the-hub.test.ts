@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 // @ts-expect-error The client ships no type declarations (CommonJS, Babel-built).
@@ -148,5 +148,40 @@ describe("the official client 1.0.27-beta.5 drives the hub", () => {
       .postProvisionProjectDevice(project, "dev:864475040523997", { product_uid: "product:com.nope:x" })
       .catch((e: any) => e);
     expect(wrong.status).toBe(400);
+  });
+
+  it("sets, enables and disables the project's global event transformation", async () => {
+    await projects.setGlobalTransformation(project, "$merge([$, {'body': $merge([body, {'seen': true}])}])");
+    await projects.enableGlobalTransformation(project);
+    const setting = await hub.store.integrations.getGlobalTransform(project);
+    expect(setting).toMatchObject({ enabled: true, transform: expect.stringContaining("'seen': true") });
+    const event = await hub.services.events.record({
+      projectUid: project,
+      deviceUid: device,
+      file: "data.qo",
+      data: { req: "note.add", body: { n: 1 } },
+    });
+    expect(event.data.body).toEqual({ n: 1, seen: true });
+    await projects.disableGlobalTransformation(project);
+    expect((await hub.store.integrations.getGlobalTransform(project))?.enabled).toBe(false);
+    // The key project secrets are sealed with lives in the hub's directory, for its owner alone.
+    const key = await stat(join(dir, "secrets.key"));
+    expect(key.size).toBe(32);
+    expect(key.mode & 0o077).toBe(0);
+  });
+
+  it("clones the project into the caller's billing account", async () => {
+    const accounts = await new NotehubJs.BillingAccountApi(client).getBillingAccounts();
+    const uid = accounts.billing_accounts[0].uid;
+    const copy = await projects.cloneProject(project, {
+      label: "Client copy",
+      billing_account_uid: uid,
+      disable_clone_routes: true,
+    });
+    expect(copy.label).toBe("Client copy");
+    expect(copy.uid).not.toBe(project);
+    expect((await projects.getProject(copy.uid)).label).toBe("Client copy");
+    await projects.deleteProject(copy.uid);
+    expect((await projects.getProject(copy.uid).catch((e: any) => e)).status).toBe(404);
   });
 });

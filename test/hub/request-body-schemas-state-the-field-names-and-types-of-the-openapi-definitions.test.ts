@@ -3,6 +3,8 @@ import type { BodySchema, SchemaNode } from "../../hub/api/bodySchema.js";
 import * as bodies from "../../hub/api/requestBodies.js";
 import * as automation from "../../hub/api/automationBodies.js";
 import { ROUTE_BODY } from "../../hub/api/routeBody.js";
+import { CREATE_SECRET, UPDATE_SECRET } from "../../hub/api/secretRoutes.js";
+import { WEBHOOK_SETTINGS } from "../../hub/api/webhookRoutes.js";
 import { CONTRACT_SKIP_MESSAGE, OpenApiContract } from "./support/OpenApiContract.js";
 
 /**
@@ -18,6 +20,8 @@ if (!contract) console.warn(CONTRACT_SKIP_MESSAGE);
 type Json = Record<string, unknown>;
 
 const P = "/v1/projects/app:1";
+/** WebhookSettings inside `settings`, as CreateWebhook's example sends them. */
+const WRAPPED = ["settings", "settings.id", "settings.disabled", "settings.transform"];
 const D = `${P}/devices/dev:1`;
 
 /**
@@ -75,6 +79,17 @@ const OPERATIONS: {
     unread: ["uid", "alert", "last_routed_at"],
   },
   { method: "POST", path: `${P}/jobs`, ours: automation.JOB_DEFINITION },
+  // Webhooks and secrets (integrationRoutes.ts); CreateWebhook's example wraps the settings in `settings`.
+  { method: "POST", path: `${P}/webhooks/w`, ours: WEBHOOK_SETTINGS, added: WRAPPED },
+  { method: "PUT", path: `${P}/webhooks/w`, ours: WEBHOOK_SETTINGS, added: WRAPPED },
+  {
+    method: "PUT",
+    path: "/v1/products/product:x/webhooks/w/settings",
+    ours: WEBHOOK_SETTINGS,
+    added: WRAPPED,
+  },
+  { method: "POST", path: `${P}/secrets`, ours: CREATE_SECRET },
+  { method: "PUT", path: `${P}/secrets/K`, ours: UPDATE_SECRET },
 ];
 
 /** The JSON types a node takes (null left out); undefined when it takes any value. */

@@ -73,4 +73,26 @@ describe.skipIf(!contract)("the OpenAPI contract check", () => {
       c.check("GET", "/v1/projects/app:1/monitors", 200, "application/json", wrong).problems,
     ).not.toEqual([]);
   });
+
+  it("finds the webhook, secret, journey and schema operations and holds their answers to the definition", () => {
+    expect(c.find("GET", "/v1/projects/app:1/secrets")?.op.operationId).toBe("GetProjectSecrets");
+    expect(c.find("POST", "/v1/products/product:x/webhooks/w/devices/dev:1/event")?.op.operationId).toBe(
+      "CreateWebhookDeviceEventByProduct",
+    );
+    // A secret's record without its creator, and one carrying its value, are not what the definition allows.
+    const noCreator = JSON.stringify({ secrets: [{ name: "K", created: "2026-01-01T00:00:00Z" }] });
+    expect(
+      c.check("GET", "/v1/projects/app:1/secrets", 200, "application/json", noCreator).problems,
+    ).not.toEqual([]);
+    const journeys = JSON.stringify({ journeys: [{ journey_id: 1, total_events: 1 }], has_more: false });
+    expect(
+      c
+        .check("GET", "/v1/projects/app:1/devices/dev:1/journeys", 200, "application/json", journeys)
+        .problems.join(),
+    ).toMatch(/start_date/);
+    const schema = JSON.stringify([{ notefile: "a.qo", properties: [{ name: "x", type: "number" }] }]);
+    expect(
+      c.check("GET", "/v1/projects/app:1/schemas", 200, "application/json", schema).problems.join(),
+    ).toMatch(/updatedAt/);
+  });
 });

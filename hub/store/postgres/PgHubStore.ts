@@ -1,4 +1,6 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
+import { PROJECT_DELETION } from "../projectDeletion.js";
+import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
 import { PgAccountStore, PgCredentialStore, PgDescriptionStore } from "./PgAccountStore.js";
 import { PgClusterStore } from "./PgClusterStore.js";
 import { PgConnection } from "./PgConnection.js";
@@ -29,6 +31,7 @@ export class PgHubStore implements HubStore {
   readonly jobs: SqlJobStore;
   /** What the hub processes over the database share (sessions, challenges, messages). */
   readonly cluster: PgClusterStore;
+  readonly integrations: IntegrationSqlStore;
 
   private constructor(
     readonly connection: PgConnection,
@@ -49,6 +52,7 @@ export class PgHubStore implements HubStore {
     this.monitors = new SqlMonitorStore(sql);
     this.jobs = new SqlJobStore(sql);
     this.cluster = new PgClusterStore(sql, this.devices, url, onRetry);
+    this.integrations = new IntegrationSqlStore(sql);
   }
 
   /**
@@ -79,6 +83,15 @@ export class PgHubStore implements HubStore {
 
   afterCommit(action: () => void): void {
     this.connection.afterCommit(action);
+  }
+
+  async deleteProject(uid: string): Promise<boolean> {
+    return this.connection.transaction(async () => {
+      if (!(await this.connection.get("SELECT uid FROM projects WHERE uid = ? FOR UPDATE", uid)))
+        return false;
+      for (const statement of PROJECT_DELETION) await this.connection.run(statement, uid);
+      return true;
+    });
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -1,4 +1,6 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
+import { PROJECT_DELETION } from "../projectDeletion.js";
+import { IntegrationSqlStore, type SqlPort } from "../IntegrationSqlStore.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
 import { SqliteConnection } from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
@@ -28,6 +30,15 @@ function gated<T extends object>(store: T, gate: TransactionGate): T {
   return out as T;
 }
 
+/** SQLite's synchronous calls as the asynchronous port the shared statements use. */
+function sqlitePort(sql: SqliteConnection): SqlPort {
+  return {
+    get: async <T>(text: string, ...params: unknown[]) => sql.get<T>(text, ...params),
+    all: async <T>(text: string, ...params: unknown[]) => sql.all<T>(text, ...params),
+    run: async (text: string, ...params: unknown[]) => sql.run(text, ...params).changes,
+  };
+}
+
 /** The embedded hub store: one SQLite file (WAL) holding every record of the hub. */
 export class SqliteHubStore implements HubStore {
   readonly #connection: SqliteConnection;
@@ -43,6 +54,7 @@ export class SqliteHubStore implements HubStore {
   readonly firmware: SqliteFirmwareStore;
   readonly monitors: SqlMonitorStore;
   readonly jobs: SqlJobStore;
+  readonly integrations: IntegrationSqlStore;
 
   /** Opens (creating and migrating as needed) the database at `path`, or ":memory:". */
   constructor(path: string) {
@@ -67,6 +79,7 @@ export class SqliteHubStore implements HubStore {
     };
     this.monitors = gated(new SqlMonitorStore(statements), gate);
     this.jobs = gated(new SqlJobStore(statements), gate);
+    this.integrations = gated(new IntegrationSqlStore(sqlitePort(sql)), gate);
   }
 
   transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {
@@ -75,6 +88,17 @@ export class SqliteHubStore implements HubStore {
 
   afterCommit(action: () => void): void {
     this.#connection.gate.afterCommit(action);
+  }
+
+  async deleteProject(uid: string): Promise<boolean> {
+    const sql = this.#connection;
+    return sql.gate.call(async () =>
+      sql.allOrNothing(() => {
+        if (!sql.get("SELECT uid FROM projects WHERE uid = ?", uid)) return false;
+        for (const statement of PROJECT_DELETION) sql.run(statement, uid);
+        return true;
+      }),
+    );
   }
 
   async getMeta(key: string): Promise<string | undefined> {

@@ -421,4 +421,35 @@ export const migrations: readonly string[] = [
   `
   ALTER TABLE route_queue ADD COLUMN owner TEXT;
   `,
+  // 11: webhooks (named inlets for outside services' events), project secrets (ciphertext
+  // only: the key is in the hub's directory) and global event transformations. New tables only.
+  `
+  CREATE TABLE IF NOT EXISTS webhooks (
+    project_uid TEXT NOT NULL,
+    id TEXT NOT NULL,
+    disabled INTEGER NOT NULL DEFAULT 0,
+    transform TEXT NOT NULL DEFAULT '',
+    created INTEGER NOT NULL,
+    modified INTEGER NOT NULL,
+    PRIMARY KEY (project_uid, id)
+  );
+
+  CREATE TABLE IF NOT EXISTS project_secrets (
+    project_uid TEXT NOT NULL,
+    name TEXT NOT NULL,
+    ciphertext TEXT NOT NULL,
+    created INTEGER NOT NULL,
+    created_by TEXT NOT NULL,
+    modified INTEGER,
+    modified_by TEXT,
+    PRIMARY KEY (project_uid, name)
+  );
+
+  CREATE TABLE IF NOT EXISTS global_transforms (
+    project_uid TEXT PRIMARY KEY,
+    transform TEXT NOT NULL DEFAULT '',
+    enabled INTEGER NOT NULL DEFAULT 0,
+    modified INTEGER NOT NULL
+  );
+  `,
 ];

@@ -6,7 +6,8 @@ import type { ProjectRole } from "../../../hub/store/records.js";
  * so that a route registered with the wrong role fails the tests.
  *
  * Placeholders: {P} project, {D} device, {F} fleet, {PR} product, {K} variable, {ORG} organization,
- * {E} event, {R} route, {M} monitor, {J} batch job, {RUN} job run.
+ * {E} event, {R} route, {M} monitor, {J} batch job, {RUN} job run, {WH} webhook, {SEC} project
+ * secret, {JY} journey, {SPAREP} a project to delete (its members as the main project's).
  */
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "DELETE";
@@ -15,6 +16,8 @@ export interface Endpoint {
   access: ProjectRole | "account" | "staff";
   /** A valid body, when the route takes one. */
   body?: unknown;
+  /** It succeeds once only (it deletes what its path names): the rate limit is not tried on it. */
+  once?: boolean;
 }
 
 /** An Ed25519 public key in PEM (a device's key to pin). */
@@ -240,4 +243,55 @@ export const ENDPOINTS: Endpoint[] = [
   { method: "GET", path: "/v1/projects/{P}/jobs/runs/{RUN}", access: "viewer" },
   { method: "DELETE", path: "/v1/projects/{P}/jobs/runs/{RUN}", access: "developer" },
   { method: "POST", path: "/v1/projects/{P}/jobs/runs/{RUN}/cancel", access: "developer" },
+  // webhooks, external devices' sessions, secrets, journeys, schemas, global transformation (integrationRoutes.ts)
+  { method: "GET", path: "/v1/projects/{P}/webhooks", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/webhooks/{WH}", access: "viewer" },
+  { method: "POST", path: "/v1/projects/{P}/webhooks/fresh", access: "developer", body: { transform: "" } },
+  { method: "PUT", path: "/v1/projects/{P}/webhooks/{WH}", access: "developer", body: { disabled: false } },
+  { method: "DELETE", path: "/v1/projects/{P}/webhooks/{WH}", access: "developer" },
+  { method: "GET", path: "/v1/products/{PR}/webhooks/{WH}/settings", access: "viewer" },
+  { method: "PUT", path: "/v1/products/{PR}/webhooks/{WH}/settings", access: "developer", body: {} },
+  { method: "POST", path: "/v1/products/{PR}/webhooks/{WH}/event", access: "developer", body: { a: 1 } },
+  {
+    method: "POST",
+    path: "/v1/products/{PR}/webhooks/{WH}/devices/{D}/event",
+    access: "developer",
+    body: { a: 1 },
+  },
+  {
+    method: "PUT",
+    path: "/v1/products/{PR}/devices/{D}/webhook-session",
+    access: "developer",
+    body: { bars: 3 },
+  },
+  {
+    method: "POST",
+    path: "/v1/products/{PR}/ext-devices/{D}/session/open",
+    access: "developer",
+    body: { bars: 3 },
+  },
+  { method: "POST", path: "/v1/products/{PR}/ext-devices/{D}/session/close", access: "developer", body: {} },
+  { method: "GET", path: "/v1/projects/{P}/secrets", access: "viewer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/secrets",
+    access: "developer",
+    body: { name: "NEW", value: "v" },
+  },
+  { method: "PUT", path: "/v1/projects/{P}/secrets/{SEC}", access: "developer", body: { value: "v2" } },
+  { method: "DELETE", path: "/v1/projects/{P}/secrets/{SEC}", access: "developer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/journeys", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/devices/{D}/journeys/{JY}", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/schemas", access: "viewer" },
+  { method: "GET", path: "/v1/projects/{P}/aws-role-config", access: "viewer" },
+  { method: "POST", path: "/v1/projects/{P}/global-transformation", access: "developer", body: "$" },
+  { method: "POST", path: "/v1/projects/{P}/global-transformation/enable", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/global-transformation/disable", access: "developer" },
+  {
+    method: "POST",
+    path: "/v1/projects/{P}/clone",
+    access: "owner",
+    body: { label: "Copy", billing_account_uid: "{ORG}" },
+  },
+  { method: "DELETE", path: "/v1/projects/{SPAREP}", access: "owner", once: true },
 ];

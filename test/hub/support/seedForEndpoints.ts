@@ -61,8 +61,47 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     http: { url: "http://127.0.0.1:9/in" },
   });
   const automation = await seedMonitorAndJob(hub);
+  // Webhooks, secrets and journeys (integrationRoutes.ts).
+  await s.integrations.putWebhook({
+    projectUid: hub.projectUid,
+    id: "hook",
+    disabled: false,
+    transform: "",
+    created: now,
+    modified: now,
+  });
+  const sealed = hub.services.integrations.box.seal(hub.projectUid, "SECRET", "value");
+  await s.integrations.createSecret(
+    {
+      projectUid: hub.projectUid,
+      name: "SECRET",
+      created: now,
+      createdBy: "admin",
+      modified: null,
+      modifiedBy: null,
+    },
+    sealed,
+  );
+  // A project to delete, with the main project's members in their roles.
+  const spareProject = hub.ids.projectUid();
+  const main = (await s.projects.getProject(hub.projectUid))!;
+  await s.projects.createProject({ ...main, uid: spareProject, label: "Spare" });
+  for (const { user, role } of await s.projects.listMembers(hub.projectUid)) {
+    await s.projects.setMember(spareProject, user.uid, role);
+  }
+  const journey = Math.floor(now / 1000);
+  await hub.services.events.record({
+    projectUid: hub.projectUid,
+    deviceUid: device.uid,
+    file: "_track.qo",
+    data: { req: "note.add", body: { journey, jcount: 1 } },
+  });
   return {
     ...automation,
+    SPAREP: spareProject,
+    WH: "hook",
+    SEC: "SECRET",
+    JY: String(journey),
     E: event.uid,
     R: route.uid,
     P: hub.projectUid,
