@@ -4,7 +4,7 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { sleep, type Clock } from "../core/Clock.js";
 import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
 import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
-import { replyWaitMs, type ProtocolReply, type ProtocolRequest } from "../protocol/messages.js";
+import { replyWaitMs, startsSession, type ProtocolReply, type ProtocolRequest } from "../protocol/messages.js";
 
 /** The path every protocol message is posted to (docs/sync-protocol.md, Transport). */
 export const DEVICE_SYNC_PATH = "/device/v1";
@@ -45,9 +45,43 @@ export function parseHubUrl(url: string): URL {
   throw new Error(`not a hub URL: "${url}" (expected https://HOST:PORT)`);
 }
 
+/** A kept-alive agent and how many links use it. */
+interface SharedAgent {
+  readonly agent: HttpAgent | HttpsAgent;
+  users: number;
+}
+
+/**
+ * One agent per scheme and trusted CA for the whole process: the modules a process runs (a
+ * fleet) share its kept-alive connections and TLS sessions instead of each making its own, and
+ * the last link to close destroys it.
+ */
+const agents = new Map<string, SharedAgent>();
+
+function takeAgent(secure: boolean, ca: string | undefined): { key: string; agent: HttpAgent | HttpsAgent } {
+  const key = `${secure ? "https" : "http"}\n${ca ?? ""}`;
+  let shared = agents.get(key);
+  if (!shared) {
+    const agent = secure
+      ? new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) })
+      : new HttpAgent({ keepAlive: true });
+    agents.set(key, (shared = { agent, users: 0 }));
+  }
+  shared.users++;
+  return { key, agent: shared.agent };
+}
+
+function releaseAgent(key: string): void {
+  const shared = agents.get(key);
+  if (!shared || --shared.users > 0) return;
+  agents.delete(key);
+  shared.agent.destroy();
+}
+
 /**
  * The module's connection to a hub over HTTPS (plain HTTP on loopback when asked): one POST of a
- * protocol message per exchange, on a kept-alive connection, trusting the hub's CA. A connection
+ * protocol message per exchange, on a kept-alive connection (of an agent every link of the process
+ * with the same CA shares), trusting the hub's CA. A connection
  * that cannot be made is `unreachable`; one that breaks after the request was written is
  * `dropped` (the hub may have acted on it); no answer in time is `timeout`.
  */
@@ -55,6 +89,8 @@ export class HttpsHubLink implements HubLink {
   readonly secure: boolean;
   readonly #url: URL;
   readonly #agent: HttpAgent | HttpsAgent;
+  readonly #agentKey: string;
+  #closed = false;
   readonly #timeoutMs: number;
   readonly #radio: RadioConditions | undefined;
   readonly #clock: Clock | undefined;
@@ -68,9 +104,9 @@ export class HttpsHubLink implements HubLink {
         : options.ca.includes("-----BEGIN")
           ? options.ca
           : readFileSync(options.ca, "utf8");
-    this.#agent = this.secure
-      ? new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) })
-      : new HttpAgent({ keepAlive: true });
+    const { key, agent } = takeAgent(this.secure, ca);
+    this.#agent = agent;
+    this.#agentKey = key;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#radio = options.radio;
     this.#clock = options.clock;
@@ -91,7 +127,7 @@ export class HttpsHubLink implements HubLink {
       throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
     }
     // A session's first message opens the connection: a scripted connection failure refuses it.
-    if (message.type === "hello" && this.#radio?.connectFails?.()) {
+    if (startsSession(message) && this.#radio?.connectFails?.()) {
       throw new HubLinkError("unreachable", "the connection to the hub failed");
     }
     if (this.#clock && radio && radio.latencyMs > 0) await sleep(this.#clock, radio.latencyMs);
@@ -149,8 +185,10 @@ export class HttpsHubLink implements HubLink {
     });
   }
 
-  /** Closes the kept-alive connections. */
+  /** Lets go of the process's agent: the last link to close closes its kept-alive connections. */
   close(): void {
-    this.#agent.destroy();
+    if (this.#closed) return;
+    this.#closed = true;
+    releaseAgent(this.#agentKey);
   }
 }

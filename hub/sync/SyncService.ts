@@ -16,6 +16,7 @@ import { SessionOpening, type DeviceAuth } from "./SessionOpening.js";
 import { SessionTransfers } from "./SessionTransfers.js";
 import { SignalWaits } from "./SignalWaits.js";
 import { SyncChallenges } from "./SyncChallenges.js";
+import { SessionTickets } from "./SessionTickets.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 import { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
@@ -53,12 +54,20 @@ export interface SyncServiceOptions {
   deviceAuth?: DeviceAuth;
   /** Hellos answered per device and source address (default `DEFAULT_HELLO_LIMITS`); false: no limit. */
   helloLimits?: HelloLimits | false;
+  /**
+   * Session tickets (resumed opens): how long one stays good after the proof that earned it
+   * (default `TICKET_MS`), and the key that seals them (default: a random key of this hub run, so
+   * a restart asks every module for a new proof).
+   */
+  tickets?: { readonly lifetimeMs?: number; readonly key?: Uint8Array };
 }
 
 /** Session tokens expire after this much hub time without a message. */
 export const SESSION_IDLE_MS = 15 * 60_000;
 /** How long a `hello` challenge may be answered by `open`. */
 export const CHALLENGE_MS = 2 * 60_000;
+/** How long a session ticket opens sessions after the proof that earned it (hub time). */
+export const TICKET_MS = 24 * 60 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
 
 /**
@@ -107,6 +116,7 @@ export class SyncService {
       devices: options.devices,
       crypto: options.crypto,
       challenges: this.#challenges,
+      tickets: new SessionTickets(options.tickets?.lifetimeMs ?? TICKET_MS, options.tickets?.key),
       throttle: this.#throttle,
       deviceAuth: options.deviceAuth ?? "tofu",
       places,
