@@ -4,7 +4,12 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { sleep, type Clock } from "../core/Clock.js";
 import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
 import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
-import { replyWaitMs, startsSession, type ProtocolReply, type ProtocolRequest } from "../protocol/messages.js";
+import {
+  replyWaitMs,
+  startsSession,
+  type ProtocolReply,
+  type ProtocolRequest,
+} from "../protocol/messages.js";
 
 /** The path every protocol message is posted to (docs/sync-protocol.md, Transport). */
 export const DEVICE_SYNC_PATH = "/device/v1";

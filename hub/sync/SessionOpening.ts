@@ -192,7 +192,9 @@ export class SessionOpening {
     request: OpenRequest,
     pending: Proof,
     now: number,
-  ): Promise<{ refused: ProtocolReply } | { device: DeviceRecord; tracker: string; reset: boolean; key: string }> {
+  ): Promise<
+    { refused: ProtocolReply } | { device: DeviceRecord; tracker: string; reset: boolean; key: string }
+  > {
     const store = this.p.store;
     const product = await store.projects.getProduct(request.product);
     if (!product) return { refused: noProduct(request.product).reply() };

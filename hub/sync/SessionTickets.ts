@@ -1,4 +1,11 @@
-import { createHash, createHmac, createSecretKey, randomBytes, timingSafeEqual, type KeyObject } from "node:crypto";
+import {
+  createHash,
+  createHmac,
+  createSecretKey,
+  randomBytes,
+  timingSafeEqual,
+  type KeyObject,
+} from "node:crypto";
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import { publicKeyFromPem } from "../../core/Crypto.js";
 
@@ -61,7 +68,8 @@ export class SessionTickets {
    */
   check(ticket: string, device: string, product: string, now: number): TicketClaim | string {
     const body = ticket.length === TICKET_TEXT_LENGTH ? decodeBase64(ticket) : undefined;
-    if (!body || body.length !== TOTAL_BYTES || body[0] !== VERSION) return "the session ticket cannot be read";
+    if (!body || body.length !== TOTAL_BYTES || body[0] !== VERSION)
+      return "the session ticket cannot be read";
     if (!timingSafeEqual(body.subarray(1, 1 + KEY_ID_BYTES), this.#keyId)) {
       return "the session ticket was issued under another key of the hub (it restarted or rotated its key)";
     }

@@ -24,7 +24,8 @@ describe("every sync message costs at most one store transaction", () => {
     // The sync service's own transactions are counted: the smart-fleet rules, which read the
     // project's fleets after each committed batch of events, are another service's (stopped here).
     hub.services.smartFleets.stop();
-    const { inProcess, product } = hub.connection();
+    const sync = hub.services.sync;
+    const product = hub.productUid;
     // Once per hub run, not per message: the first message marks the devices an earlier run left
     // connected, and the first event of a project loads its routes. Another module's session
     // has done both before the counted module starts.
@@ -34,7 +35,7 @@ describe("every sync message costs at most one store transaction", () => {
     await warm.close();
     const handle = async (request: unknown, transport: { secure: boolean }): Promise<ProtocolReply> => {
       const before = counter.count();
-      const reply = await inProcess!.handle(request as never, transport);
+      const reply = await sync.handle(request, transport);
       costs.push({ type: String((request as JsonObject)["type"]), transactions: counter.count() - before });
       return reply;
     };
