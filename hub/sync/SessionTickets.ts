@@ -90,10 +90,18 @@ export class SessionTickets {
   }
 }
 
+/** Key hashes of the PEMs seen lately: a resumed open checks its device's stored key at every session. */
+const hashes = new Map<string, Uint8Array | undefined>();
+const MAX_HASHES = 10_000;
+
 /** The hash a ticket binds the device's key with (of the key's bytes: any spelling of its PEM). */
 export function hashKey(pem: string): Uint8Array | undefined {
+  if (hashes.has(pem)) return hashes.get(pem);
   const key = publicKeyFromPem(pem);
-  return key && new Uint8Array(createHash("sha256").update(key).digest().subarray(0, KEY_HASH_BYTES));
+  const hash = key && new Uint8Array(createHash("sha256").update(key).digest().subarray(0, KEY_HASH_BYTES));
+  if (hashes.size >= MAX_HASHES) hashes.delete(hashes.keys().next().value!);
+  hashes.set(pem, hash);
+  return hash;
 }
 
 /** True when the ticket's key hash is that of `pem`. */
