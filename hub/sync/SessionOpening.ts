@@ -280,12 +280,23 @@ export class SessionOpening {
     pem: string,
   ): Promise<DeviceRecord> {
     const { context } = request;
+    const firmwareModule = JSON.stringify(context.firmware);
+    // Most opens are of a known device with its key that reports what the hub holds: nothing to
+    // register (the device service would read the product and the device again to find that).
+    const same = <T>(value: T | undefined, held: T) => value === undefined || value === held;
+    if (
+      known?.publicKey &&
+      same(context.sku, known.sku) &&
+      firmwareModule === known.firmwareModule &&
+      same(context.sn, known.serialNumber)
+    )
+      return known;
     const device = await this.p.devices.register({
       deviceUid: request.device,
       projectUid: product.projectUid,
       productUid: product.uid,
       sku: context.sku,
-      firmwareModule: JSON.stringify(context.firmware),
+      firmwareModule,
       serialNumber: context.sn,
     });
     if ((known?.publicKey ?? null) !== null) return device;
