@@ -136,15 +136,22 @@ export class HttpsHubLink implements HubLink {
       throw new HubLinkError("unreachable", "the connection to the hub failed");
     }
     if (this.#clock && radio && radio.latencyMs > 0) await sleep(this.#clock, radio.latencyMs);
-    return this.#post(message);
+    return this.#post(message, true);
   }
 
-  #post(message: ProtocolRequest): Promise<Exchanged> {
+  /**
+   * One POST. `retry`: a kept-alive connection the hub closed while it sat idle (its keep-alive
+   * timeout) fails the request that reuses it before the hub read any of it; that request is sent
+   * once more on a new connection. Links share their connections (one agent per process), so
+   * one module's message often goes on a connection another left idle.
+   */
+  #post(message: ProtocolRequest, retry: boolean): Promise<Exchanged> {
     const body = Buffer.from(JSON.stringify(message));
     const send = this.secure ? httpsRequest : httpRequest;
     const timeoutMs = this.#timeoutMs + replyWaitMs(message);
     return new Promise<Exchanged>((resolve, reject) => {
       let written = false;
+      let answered = false;
       const req = send(
         this.#url,
         {
@@ -154,6 +161,7 @@ export class HttpsHubLink implements HubLink {
           timeout: timeoutMs,
         },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", () => reject(new HubLinkError("dropped", "the hub's reply was cut off")));
@@ -184,6 +192,17 @@ export class HttpsHubLink implements HubLink {
       });
       req.on("error", (error: NodeJS.ErrnoException) => {
         const failure = written && error.code !== "ECONNREFUSED" ? "dropped" : "unreachable";
+        if (retry && req.reusedSocket && !answered && error.code === "ECONNRESET") {
+          // Should the hub have read it after all, the repeat fails no worse than `dropped`.
+          this.#post(message, false).then(resolve, (again: unknown) =>
+            reject(
+              again instanceof HubLinkError && failure === "dropped"
+                ? new HubLinkError(failure, again.message)
+                : again,
+            ),
+          );
+          return;
+        }
         reject(new HubLinkError(failure, `${this.#url.origin}: ${error.code ?? error.message}`));
       });
       req.end(body, () => (written = true));

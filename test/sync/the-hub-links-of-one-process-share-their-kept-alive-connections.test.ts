@@ -51,4 +51,23 @@ describe("hub links of one process", () => {
     await seen.firstClosed;
     expect(seen.closed).toBe(1);
   });
+
+  it("send a message again on a new connection when the hub had closed the idle one it reused", async () => {
+    const { seen, url } = await countingServer();
+    // The hub drops the second request of every connection unanswered, as a hub does whose
+    // keep-alive timeout closes a connection just as a request arrives on it.
+    const requests = new WeakMap<object, number>();
+    server!.prependListener("request", (req) => {
+      const n = (requests.get(req.socket) ?? 0) + 1;
+      requests.set(req.socket, n);
+      if (n === 2) req.socket.destroy();
+    });
+    const a = new HttpsHubLink({ url });
+    const b = new HttpsHubLink({ url });
+    expect((await a.exchange(message)).reply).toEqual({ v: 1 });
+    expect((await b.exchange(message)).reply).toEqual({ v: 1 });
+    expect(seen.opened).toBe(2);
+    a.close();
+    b.close();
+  });
 });
