@@ -23,7 +23,7 @@ import type { EventRecord } from "./store/records.js";
 import { relayAcrossProcesses } from "./clusterRelay.js";
 import { SyncNotifier } from "./sync/SyncNotifier.js";
 import type { HelloLimits } from "./sync/HelloThrottle.js";
-import { SyncService, type DeviceAuth } from "./sync/SyncService.js";
+import { SyncService, type DeviceAuth, type SyncServiceOptions } from "./sync/SyncService.js";
 import type { PlaceNameLookup } from "./sync/placeNames.js";
 import type { ZoneLookup } from "./sync/timeZone.js";
 
@@ -95,6 +95,8 @@ export interface HubServicesOptions {
   deviceAuth?: DeviceAuth;
   /** Hellos the device sync answers per device and source address (default generous); false: no limit. */
   helloLimits?: HelloLimits | false;
+  /** Session tickets of the device sync: lifetime after the proof, and the key sealing them. */
+  syncTickets?: SyncServiceOptions["tickets"];
   /** Route delivery settings (retry delays). */
   routing?: RoutingOptions;
   /** Told of a fault of route delivery (a store failure); delivery goes on. */
@@ -172,6 +174,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
       ...(options.onSyncFault ? { onFault: options.onSyncFault } : {}),
       ...(options.deviceAuth ? { deviceAuth: options.deviceAuth } : {}),
       ...(options.helloLimits !== undefined ? { helloLimits: options.helloLimits } : {}),
+      ...(options.syncTickets ? { tickets: options.syncTickets } : {}),
     }),
     routing,
     firmware,

@@ -38,6 +38,11 @@ export const SYNC_ERRORS = {
   disabled: "device-disabled",
   /** The signature does not prove possession of the device's key. */
   auth: "auth",
+  /**
+   * The session ticket an `open` presented is refused (expired, not this hub run's, another
+   * device's or key's, or over a session without TLS): prove the key again (hello, signature).
+   */
+  ticket: "ticket",
   /** The session token is unknown or expired: open a new session. */
   session: "session-expired",
   /** Too many hellos for the device or from the address: say hello again later. */

@@ -122,8 +122,12 @@ export function readMessage(message: unknown): SyncRequest {
     case "open":
       device(f);
       f.string("product", { nonEmpty: true });
-      f.string("challenge", { nonEmpty: true });
-      f.string("signature", { nonEmpty: true });
+      // A full proof (challenge and signature), or a resumption with a ticket.
+      if (f.has("ticket") && !f.has("challenge")) f.string("ticket", { nonEmpty: true, max: 256 });
+      else {
+        f.string("challenge", { nonEmpty: true });
+        f.string("signature", { nonEmpty: true });
+      }
       f.string("key", { optional: true, max: 1024 });
       f.string("why", { max: 64 });
       f.string("tracker", { max: 128 });

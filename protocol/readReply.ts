@@ -80,6 +80,10 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
     f.strings("files", MAX_FILES, MAX_NOTEFILE_NAME, "a notefile name");
     if (f.has("deleted")) f.strings("deleted", MAX_FILES, MAX_NOTEFILE_NAME, "a notefile name");
     f.count("signals");
+    if (f.has("ticket")) {
+      f.string("ticket", { nonEmpty: true, max: LONG_TEXT });
+      f.number("ticket_expires", { min: 0 });
+    }
   },
   push(f) {
     f.count("merged");

@@ -125,9 +125,17 @@ export interface OpenRequest extends ProtocolRequest {
   readonly type: "open";
   readonly device: string;
   readonly product: string;
-  /** The challenge of the `hello` reply, and the module's signature of `signedText(...)`. */
-  readonly challenge: string;
-  readonly signature: string;
+  /**
+   * The challenge of the `hello` reply, and the module's signature of `signedText(...)`: a full
+   * proof of the device's key. Absent when the open resumes with a `ticket` instead.
+   */
+  readonly challenge?: string;
+  readonly signature?: string;
+  /**
+   * A session ticket an earlier `open` reply of this hub gave (resumption: no `hello`, no
+   * signature). Sent only over TLS, and only to the hub that issued it.
+   */
+  readonly ticket?: string;
   /**
    * The module's public key (PEM). A module sends it at every `open`; the hub takes it only at the
    * device's first session in trust-on-first-use mode, and ignores it once it holds a key.
@@ -167,6 +175,13 @@ export interface OpenReply extends ProtocolReply {
   readonly deleted?: readonly string[];
   /** Signals waiting for the module. */
   readonly signals: number;
+  /**
+   * A session ticket (hubs before resumption, and sessions without TLS, leave it out): the module
+   * presents it at its next `open` instead of a `hello` and a signature, until `ticket_expires`
+   * (hub time, epoch ms). It is bound to the device, the product and the device's key.
+   */
+  readonly ticket?: string;
+  readonly ticket_expires?: number;
 }
 
 export interface DevicePlace extends JsonObject {
@@ -205,4 +220,12 @@ export type CloseReply = ProtocolReply;
 /** What the module signs in `open`: proves it holds the key of the device it says it is. */
 export function signedText(device: string, product: string, challenge: string): string {
   return `cardsim sync v1\n${device}\n${product}\n${challenge}`;
+}
+
+/**
+ * True for the message a session starts with, the one that opens the connection: `hello`, or an
+ * `open` resumed with a ticket (no hello before it).
+ */
+export function startsSession(request: { readonly type: string; readonly [key: string]: unknown }): boolean {
+  return request.type === "hello" || (request.type === "open" && request["challenge"] === undefined);
 }

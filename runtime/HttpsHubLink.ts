@@ -4,7 +4,12 @@ import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { sleep, type Clock } from "../core/Clock.js";
 import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
 import { canReachHub, type RadioConditions } from "../firmware/radio/RadioConditions.js";
-import { replyWaitMs, type ProtocolReply, type ProtocolRequest } from "../protocol/messages.js";
+import {
+  replyWaitMs,
+  startsSession,
+  type ProtocolReply,
+  type ProtocolRequest,
+} from "../protocol/messages.js";
 
 /** The path every protocol message is posted to (docs/sync-protocol.md, Transport). */
 export const DEVICE_SYNC_PATH = "/device/v1";
@@ -45,9 +50,43 @@ export function parseHubUrl(url: string): URL {
   throw new Error(`not a hub URL: "${url}" (expected https://HOST:PORT)`);
 }
 
+/** A kept-alive agent and how many links use it. */
+interface SharedAgent {
+  readonly agent: HttpAgent | HttpsAgent;
+  users: number;
+}
+
+/**
+ * One agent per scheme and trusted CA for the whole process: the modules a process runs (a
+ * fleet) share its kept-alive connections and TLS sessions instead of each making its own, and
+ * the last link to close destroys it.
+ */
+const agents = new Map<string, SharedAgent>();
+
+function takeAgent(secure: boolean, ca: string | undefined): { key: string; agent: HttpAgent | HttpsAgent } {
+  const key = `${secure ? "https" : "http"}\n${ca ?? ""}`;
+  let shared = agents.get(key);
+  if (!shared) {
+    const agent = secure
+      ? new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) })
+      : new HttpAgent({ keepAlive: true });
+    agents.set(key, (shared = { agent, users: 0 }));
+  }
+  shared.users++;
+  return { key, agent: shared.agent };
+}
+
+function releaseAgent(key: string): void {
+  const shared = agents.get(key);
+  if (!shared || --shared.users > 0) return;
+  agents.delete(key);
+  shared.agent.destroy();
+}
+
 /**
  * The module's connection to a hub over HTTPS (plain HTTP on loopback when asked): one POST of a
- * protocol message per exchange, on a kept-alive connection, trusting the hub's CA. A connection
+ * protocol message per exchange, on a kept-alive connection (of an agent every link of the process
+ * with the same CA shares), trusting the hub's CA. A connection
  * that cannot be made is `unreachable`; one that breaks after the request was written is
  * `dropped` (the hub may have acted on it); no answer in time is `timeout`.
  */
@@ -55,6 +94,8 @@ export class HttpsHubLink implements HubLink {
   readonly secure: boolean;
   readonly #url: URL;
   readonly #agent: HttpAgent | HttpsAgent;
+  readonly #agentKey: string;
+  #closed = false;
   readonly #timeoutMs: number;
   readonly #radio: RadioConditions | undefined;
   readonly #clock: Clock | undefined;
@@ -68,9 +109,9 @@ export class HttpsHubLink implements HubLink {
         : options.ca.includes("-----BEGIN")
           ? options.ca
           : readFileSync(options.ca, "utf8");
-    this.#agent = this.secure
-      ? new HttpsAgent({ keepAlive: true, ...(ca ? { ca } : {}) })
-      : new HttpAgent({ keepAlive: true });
+    const { key, agent } = takeAgent(this.secure, ca);
+    this.#agent = agent;
+    this.#agentKey = key;
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#radio = options.radio;
     this.#clock = options.clock;
@@ -91,19 +132,26 @@ export class HttpsHubLink implements HubLink {
       throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
     }
     // A session's first message opens the connection: a scripted connection failure refuses it.
-    if (message.type === "hello" && this.#radio?.connectFails?.()) {
+    if (startsSession(message) && this.#radio?.connectFails?.()) {
       throw new HubLinkError("unreachable", "the connection to the hub failed");
     }
     if (this.#clock && radio && radio.latencyMs > 0) await sleep(this.#clock, radio.latencyMs);
-    return this.#post(message);
+    return this.#post(message, true);
   }
 
-  #post(message: ProtocolRequest): Promise<Exchanged> {
+  /**
+   * One POST. `retry`: a kept-alive connection the hub closed while it sat idle (its keep-alive
+   * timeout) fails the request that reuses it before the hub read any of it; that request is sent
+   * once more on a new connection. Links share their connections (one agent per process), so
+   * one module's message often goes on a connection another left idle.
+   */
+  #post(message: ProtocolRequest, retry: boolean): Promise<Exchanged> {
     const body = Buffer.from(JSON.stringify(message));
     const send = this.secure ? httpsRequest : httpRequest;
     const timeoutMs = this.#timeoutMs + replyWaitMs(message);
     return new Promise<Exchanged>((resolve, reject) => {
       let written = false;
+      let answered = false;
       const req = send(
         this.#url,
         {
@@ -113,6 +161,7 @@ export class HttpsHubLink implements HubLink {
           timeout: timeoutMs,
         },
         (res) => {
+          answered = true;
           const chunks: Buffer[] = [];
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", () => reject(new HubLinkError("dropped", "the hub's reply was cut off")));
@@ -143,14 +192,27 @@ export class HttpsHubLink implements HubLink {
       });
       req.on("error", (error: NodeJS.ErrnoException) => {
         const failure = written && error.code !== "ECONNREFUSED" ? "dropped" : "unreachable";
+        if (retry && req.reusedSocket && !answered && error.code === "ECONNRESET") {
+          // Should the hub have read it after all, the repeat fails no worse than `dropped`.
+          this.#post(message, false).then(resolve, (again: unknown) =>
+            reject(
+              again instanceof HubLinkError && failure === "dropped"
+                ? new HubLinkError(failure, again.message)
+                : again,
+            ),
+          );
+          return;
+        }
         reject(new HubLinkError(failure, `${this.#url.origin}: ${error.code ?? error.message}`));
       });
       req.end(body, () => (written = true));
     });
   }
 
-  /** Closes the kept-alive connections. */
+  /** Lets go of the process's agent: the last link to close closes its kept-alive connections. */
   close(): void {
-    this.#agent.destroy();
+    if (this.#closed) return;
+    this.#closed = true;
+    releaseAgent(this.#agentKey);
   }
 }

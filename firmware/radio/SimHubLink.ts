@@ -1,6 +1,6 @@
 import type { Clock } from "../../core/Clock.js";
 import { utf8Length } from "../../core/bytes.js";
-import type { ProtocolReply, ProtocolRequest } from "../../protocol/messages.js";
+import { startsSession, type ProtocolReply, type ProtocolRequest } from "../../protocol/messages.js";
 import { FaultyHubLink, type LinkFault } from "./FaultyHubLink.js";
 import { HubLinkError, type Exchanged, type HubLink } from "./HubLink.js";
 import { canReachHub, type RadioConditions } from "./RadioConditions.js";
@@ -53,7 +53,7 @@ export class SimHubLink implements HubLink {
       throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
     }
     // A session's first message opens the connection: a scripted connection failure refuses it.
-    if (request.type === "hello" && this.#radio?.connectFails?.()) {
+    if (startsSession(request) && this.#radio?.connectFails?.()) {
       throw new HubLinkError("unreachable", "the connection to the hub failed");
     }
     return this.#faults.exchange(request);

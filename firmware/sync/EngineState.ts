@@ -10,6 +10,20 @@ export interface HeldSession {
 }
 
 /**
+ * A session ticket the hub gave (docs/sync-protocol.md, "Resumed sessions"), kept in RAM only: a
+ * restart proves the key again. It is presented only to the hub, device, product and key it was
+ * given for, until `until` (the module's clock).
+ */
+export interface SessionTicket {
+  readonly text: string;
+  readonly until: number;
+  readonly hub: string;
+  readonly device: string;
+  readonly product: string;
+  readonly publicKey: string;
+}
+
+/**
  * What the sync engine's parts share in RAM: the status it reports, the session held open, the
  * signals received, the deletions every `close` confirms. A restart starts over from the flash.
  */
@@ -28,6 +42,8 @@ export class EngineState {
   /** Signals received and not yet taken by `hub.signal`, oldest first; the last sequence number seen. */
   readonly signals: SignalRecord[] = [];
   signalSeq = 0;
+  /** The hub's session ticket, presented at the next `open` instead of a hello and a signature. */
+  ticket: SessionTicket | undefined;
 
   constructor(module: SyncHost) {
     this.module = module;

@@ -4,6 +4,7 @@ import type {
   DeviceEnvironment,
   HelloReply,
   OpenReply,
+  OpenRequest,
   SessionContext,
   SessionTrigger,
   TowerRecord,
@@ -17,7 +18,7 @@ import { hubSettings, type SyncMode } from "../config/HubConfig.js";
 import { ENV_KEYS, Environment, type HubEnvironment } from "../env/Environment.js";
 import { arrivedUnchanged } from "../storage/noteVersions.js";
 import type { CellTower } from "../world/Surroundings.js";
-import type { EngineState } from "./EngineState.js";
+import type { EngineState, SessionTicket } from "./EngineState.js";
 import { exchange } from "./HubExchange.js";
 import { setSyncState, syncState, type Traffic } from "./SyncState.js";
 import { SyncFailure, type SyncHost } from "./syncTypes.js";
@@ -28,7 +29,12 @@ import { SyncFailure, type SyncHost } from "./syncTypes.js";
  * the environment, a new tracker session, the notefiles the hub deleted.
  */
 
-/** hello and open: the module proves who it is; the hub says what waits for it. */
+/**
+ * hello and open: the module proves who it is; the hub says what waits for it. With a session
+ * ticket of this hub (kept in RAM), the open presents it instead: no hello, no signature. A ticket
+ * the hub refuses (expired, a hub restarted with another key, a hub without tickets) is dropped,
+ * and the module proves its key at once, in the same session.
+ */
 export async function openWithHub(
   state: EngineState,
   why: SessionTrigger,
@@ -37,6 +43,59 @@ export async function openWithHub(
 ): Promise<OpenReply> {
   const module = state.module;
   const start = await module.exclusive(() => sessionStart(module, mode));
+  const opening: OpenRequest = {
+    v: PROTOCOL_VERSION,
+    type: "open",
+    device: start.device,
+    product: start.product,
+    why,
+    tracker: start.tracker,
+    context: start.context,
+  };
+  const ticket = usableTicket(state, start);
+  let open: OpenReply | undefined;
+  if (ticket) {
+    open = await exchange<OpenReply>(module, { ...opening, ticket: ticket.text }, traffic).catch((error) => {
+      if (!(error instanceof SyncFailure) || !FALL_BACK.test(error.message)) throw error;
+      state.ticket = undefined;
+      return undefined;
+    });
+  }
+  open ??= await provenOpen(state, start, opening, traffic);
+  await module.exclusive(() => {
+    opened(state, open, start.trackerHub);
+    if (start.context.triangulate) module.triangulationSent();
+  });
+  return open;
+}
+
+/** A ticket refused for what a full proof mends (a hub before tickets answers `{bad-request}`). */
+const FALL_BACK = /^\{(ticket|auth|bad-request)\}/;
+
+type SessionStart = ReturnType<typeof sessionStart>;
+
+/** The ticket to present: one of this hub, device, product and key, not yet expired. */
+function usableTicket(state: EngineState, start: SessionStart): SessionTicket | undefined {
+  const t = state.ticket;
+  if (!t) return undefined;
+  const same =
+    t.hub === start.trackerHub &&
+    t.device === start.device &&
+    t.product === start.product &&
+    t.publicKey === start.publicKey;
+  if (same && t.until > state.module.clock.now() && state.module.hubLink.secure !== false) return t;
+  state.ticket = undefined;
+  return undefined;
+}
+
+/** The full proof: hello, then an open signed over the hub's challenge. Keeps the ticket answered. */
+async function provenOpen(
+  state: EngineState,
+  start: SessionStart,
+  opening: OpenRequest,
+  traffic: Traffic,
+): Promise<OpenReply> {
+  const module = state.module;
   const hello = await exchange<HelloReply>(
     module,
     { v: PROTOCOL_VERSION, type: "hello", device: start.device, product: start.product },
@@ -49,25 +108,26 @@ export async function openWithHub(
   const open = await exchange<OpenReply>(
     module,
     {
-      v: PROTOCOL_VERSION,
-      type: "open",
-      device: start.device,
-      product: start.product,
+      ...opening,
       challenge: hello.challenge,
       signature: encodeBase64(signature),
       // Always: the hub does not say whether it holds the key (that would tell anyone which
       // devices it knows); it ignores the key once it holds one.
       key: publicKeyToPem(decodeBase64(start.publicKey)!),
-      why,
-      tracker: start.tracker,
-      context: start.context,
     },
     traffic,
   );
-  await module.exclusive(() => {
-    opened(state, open, start.trackerHub);
-    if (start.context.triangulate) module.triangulationSent();
-  });
+  if (open.ticket !== undefined && open.ticket_expires !== undefined) {
+    state.ticket = {
+      text: open.ticket,
+      // The hub's expiry in the module's clock (the two may differ until the reply sets it).
+      until: module.clock.now() + (open.ticket_expires - open.time),
+      hub: start.trackerHub,
+      device: start.device,
+      product: start.product,
+      publicKey: start.publicKey,
+    };
+  }
   return open;
 }
 

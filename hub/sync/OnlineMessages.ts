@@ -1,7 +1,7 @@
 import type { DfuMessage, ProtocolReply, WebRequestMessage } from "../../protocol/messages.js";
 import type { DfuService } from "../dfu/DfuService.js";
 import type { HubStore } from "../store/HubStore.js";
-import type { SessionRecords } from "./SessionRecords.js";
+import type { FoundSession, SessionRecords } from "./SessionRecords.js";
 import { SyncRefusal } from "./SyncRefusal.js";
 import type { WebProxy } from "./WebProxy.js";
 
@@ -21,19 +21,24 @@ export class OnlineMessages {
   constructor(private readonly p: OnlineMessageParts) {}
 
   /**
-   * A firmware message of an open session, answered by the DFU service (which takes its own
-   * transactions: a `read` of a large image holds no write lock).
+   * A firmware message of an open session, answered by the DFU service. `firmware` and `dfu` are
+   * one store transaction with the session's check and count (the service's own transaction is a
+   * nested unit of it); a `read` checks the session in one and reads the image outside any (a
+   * large image holds no write lock).
    */
   async firmware(request: DfuMessage, bytes: number): Promise<ProtocolReply> {
-    const found = await this.p.store.transaction(() => this.p.records.find(request.token));
-    if ("refused" in found) return found.refused;
-    const { session, device } = found;
-    const reply = await this.p.dfu.handleSyncMessage(
-      { deviceUid: device.uid, projectUid: device.projectUid },
-      request,
-    );
-    await this.p.records.account(session, bytes, reply);
-    return reply;
+    const answer = async (found: FoundSession) => {
+      if ("refused" in found) return found.refused;
+      const { session, device } = found;
+      const who = { deviceUid: device.uid, projectUid: device.projectUid };
+      const reply = await this.p.dfu.handleSyncMessage(who, request);
+      await this.p.records.account(session, bytes, reply);
+      return reply;
+    };
+    if (request.type === "read") {
+      return answer(await this.p.store.transaction(() => this.p.records.find(request.token)));
+    }
+    return this.p.store.transaction(async () => answer(await this.p.records.find(request.token)));
   }
 
   /**

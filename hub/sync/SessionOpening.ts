@@ -33,6 +33,7 @@ import {
 } from "./SessionRecords.js";
 import { CHALLENGE_TEXT_LENGTH, type SyncChallenges } from "./SyncChallenges.js";
 import type { HelloLimiter } from "./HelloThrottle.js";
+import { sameKey, type SessionTickets, type TicketClaim } from "./SessionTickets.js";
 import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
@@ -55,6 +56,7 @@ export interface SessionOpeningParts {
   readonly devices: DeviceService;
   readonly crypto: Crypto;
   readonly challenges: SyncChallenges;
+  readonly tickets: SessionTickets;
   readonly throttle: HelloLimiter | undefined;
   readonly deviceAuth: DeviceAuth;
   readonly places: SyncPlaces;
@@ -65,6 +67,10 @@ const encoder = new TextEncoder();
 
 /** A challenge `hello` issued, checked at `open`: the bytes its hello took, and when it expires. */
 type Pending = NonNullable<Awaited<ReturnType<SyncChallenges["check"]>>>;
+/** What an open proves its key with: a challenge to sign, or a session ticket (no hello: no bytes). */
+type Proof = Pending | (Pending & { readonly ticket: TicketClaim });
+
+const TICKET_FOR_ANOTHER_KEY = "the session ticket was issued for another key of the device";
 
 /**
  * `hello` and `open`: the module proves its key (trust on first use, or a pinned key), the device
@@ -100,10 +106,7 @@ export class SessionOpening {
 
   async open(request: OpenRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
     const now = this.p.clock.now();
-    const pending = await this.p.challenges.check(request.challenge, request.device, request.product, now);
-    if (!pending) {
-      throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
-    }
+    const pending = await this.#proof(request, transport, now);
     const zones = await this.p.places.zones();
     const { context } = request;
     if (context.where || context.tower || context.triangulate) await this.p.places.names();
@@ -137,10 +140,48 @@ export class SessionOpening {
         files: await this.p.records.pendingFiles(device.uid, session.session.secure),
         ...(deleted.length > 0 ? { deleted } : {}),
         signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
+        ...this.#ticket(request, transport, admitted.key, pending, now),
       };
       await this.p.records.account(session.session, bytes, reply);
       return reply;
     });
+  }
+
+  /**
+   * How the open proves the device's key, checked before any store call: a challenge of this
+   * hub's `hello` (signed, checked in the transaction), or a session ticket (over TLS only).
+   */
+  async #proof(request: OpenRequest, transport: SyncTransport, now: number): Promise<Proof> {
+    if (request.challenge === undefined) {
+      const refused = (why: string) => refuse(SYNC_ERRORS.ticket, `${why}: prove the key again (say hello)`);
+      if (!transport.secure) throw refused("session tickets are taken only over TLS");
+      const ticket = this.p.tickets.check(request.ticket!, request.device, request.product, now);
+      if (typeof ticket === "string") throw refused(ticket);
+      return { ticket, expires: ticket.expires, sent: 0, received: 0 };
+    }
+    const pending = await this.p.challenges.check(request.challenge, request.device, request.product, now);
+    if (!pending) {
+      throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
+    }
+    return pending;
+  }
+
+  /**
+   * The ticket of an open that proved the key with a signature, over TLS: later opens present it
+   * until it expires. A resumed open gets none (the module keeps the one it has): a ticket's
+   * lifetime runs from the proof, so whoever holds one cannot renew it.
+   */
+  #ticket(
+    request: OpenRequest,
+    transport: SyncTransport,
+    key: string,
+    proof: Proof,
+    now: number,
+  ): { ticket?: string; ticket_expires?: number } {
+    if ("ticket" in proof || !transport.secure) return {};
+    const expires = now + this.p.tickets.ttlMs;
+    const ticket = this.p.tickets.issue(request.device, request.product, key, expires);
+    return ticket ? { ticket, ticket_expires: expires } : {};
   }
 
   /**
@@ -149,9 +190,11 @@ export class SessionOpening {
    */
   async #admit(
     request: OpenRequest,
-    pending: Pending,
+    pending: Proof,
     now: number,
-  ): Promise<{ refused: ProtocolReply } | { device: DeviceRecord; tracker: string; reset: boolean }> {
+  ): Promise<
+    { refused: ProtocolReply } | { device: DeviceRecord; tracker: string; reset: boolean; key: string }
+  > {
     const store = this.p.store;
     const product = await store.projects.getProduct(request.product);
     if (!product) return { refused: noProduct(request.product).reply() };
@@ -180,7 +223,7 @@ export class SessionOpening {
     for (const earlier of await this.p.records.sessions.ofDevice(device.uid)) {
       await this.p.records.end(earlier, "superseded by a new session", now);
     }
-    return { device, tracker, reset };
+    return { device, tracker, reset, key };
   }
 
   /**
@@ -191,9 +234,16 @@ export class SessionOpening {
     request: OpenRequest,
     product: ProductRecord,
     device: DeviceRecord | undefined,
-    pending: Pending,
+    pending: Proof,
   ): Promise<string | ProtocolReply> {
     const storedKey = device?.publicKey ?? null;
+    if ("ticket" in pending) {
+      // Resumed: the ticket stands for the proof as long as the device keeps the key it proved.
+      if (!sameKey(pending.ticket, storedKey)) {
+        return refusal(SYNC_ERRORS.ticket, `${TICKET_FOR_ANOTHER_KEY}: prove the key again (say hello)`);
+      }
+      return storedKey!;
+    }
     const pinned = this.p.deviceAuth === "pinned";
     if (pinned && storedKey === null) return notPinned(request.device, product.projectUid);
     const pem = storedKey ?? request.key;
@@ -205,15 +255,16 @@ export class SessionOpening {
     // open's CPU when done at every session).
     const read = storedKey !== null ? storedKeyBytes(storedKey) : readDevicePublicKey(pem);
     if ("fault" in read) return refusal(SYNC_ERRORS.auth, `the public key ${read.fault}`);
-    const signature = decodeBase64(request.signature);
-    const text = encoder.encode(signedText(request.device, request.product, request.challenge));
+    const challenge = request.challenge!;
+    const signature = decodeBase64(request.signature!);
+    const text = encoder.encode(signedText(request.device, request.product, challenge));
     if (!signature || !(await this.p.crypto.verify(read.key, text, signature))) {
       // Pinned: one answer whether the device has no pinned key or another one.
       if (pinned) return notPinned(request.device, product.projectUid);
       return refusal(SYNC_ERRORS.auth, "the signature does not prove possession of the device's key");
     }
     // Spent once proven, in the open's transaction: a second open with it is refused.
-    if (!(await this.p.challenges.spend(request.challenge, pending.expires))) {
+    if (!(await this.p.challenges.spend(challenge, pending.expires))) {
       return refusal(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
     }
     return read.pem;
@@ -227,12 +278,23 @@ export class SessionOpening {
     pem: string,
   ): Promise<DeviceRecord> {
     const { context } = request;
+    const firmwareModule = JSON.stringify(context.firmware);
+    // Most opens are of a known device with its key that reports what the hub holds: nothing to
+    // register (the device service would read the product and the device again to find that).
+    const same = <T>(value: T | undefined, held: T) => value === undefined || value === held;
+    if (
+      known?.publicKey &&
+      same(context.sku, known.sku) &&
+      firmwareModule === known.firmwareModule &&
+      same(context.sn, known.serialNumber)
+    )
+      return known;
     const device = await this.p.devices.register({
       deviceUid: request.device,
       projectUid: product.projectUid,
       productUid: product.uid,
       sku: context.sku,
-      firmwareModule: JSON.stringify(context.firmware),
+      firmwareModule,
       serialNumber: context.sn,
     });
     if ((known?.publicKey ?? null) !== null) return device;
@@ -280,7 +342,7 @@ export class SessionOpening {
   async #begin(
     request: OpenRequest,
     reported: { device: DeviceRecord; details: DeviceDetails },
-    opening: { transport: SyncTransport; tracker: string; reset: boolean; pending: Pending; now: number },
+    opening: { transport: SyncTransport; tracker: string; reset: boolean; pending: Proof; now: number },
   ): Promise<{ session: SyncSession; device: DeviceRecord }> {
     const { device, details } = reported;
     const { context } = request;

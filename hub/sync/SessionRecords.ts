@@ -112,11 +112,20 @@ export class SessionRecords {
     });
   }
 
-  /** Ends a session: its record, its `session.end` event, the device no longer connected by it. */
-  async end(session: SyncSession, why: string, now: number, usage?: SessionUsage): Promise<void> {
+  /**
+   * Ends a session: its record, its `session.end` event, the device no longer connected by it.
+   * `known`: the device as read in this transaction already (a `close`), not read again.
+   */
+  async end(
+    session: SyncSession,
+    why: string,
+    now: number,
+    usage?: SessionUsage,
+    known?: DeviceRecord,
+  ): Promise<void> {
     await this.sessions.remove(session);
     await this.#write(session, now, { why_session_closed: why });
-    const device = await this.store.devices.getDevice(session.deviceUid);
+    const device = known ?? (await this.store.devices.getDevice(session.deviceUid));
     if (!device || device.projectUid !== session.projectUid) return;
     await this.events.record({
       projectUid: device.projectUid,

@@ -80,7 +80,7 @@ export class SessionTransfers {
         // Only tombstones this session's open listed go: a close cannot drop any other.
         const confirmed = (request.deleted ?? []).filter((name) => session.toldDeleted.has(name));
         if (confirmed.length > 0) await this.p.store.notefiles.forgetDeletedNotefiles(device.uid, confirmed);
-        await this.p.records.end(session, request.why, session.lastSeenMs, request.usage);
+        await this.p.records.end(session, request.why, session.lastSeenMs, request.usage, device);
         return reply;
       }
     }

@@ -23,6 +23,7 @@ import { SessionTransfers } from "./SessionTransfers.js";
 import { SignalWaits } from "./SignalWaits.js";
 import { SharedSyncSessions } from "./SharedSyncSessions.js";
 import { SyncChallenges, type SpentChallenges } from "./SyncChallenges.js";
+import { SessionTickets } from "./SessionTickets.js";
 import type { SyncNotifier } from "./SyncNotifier.js";
 import { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, SyncRefusal } from "./SyncRefusal.js";
@@ -60,12 +61,20 @@ export interface SyncServiceOptions {
   deviceAuth?: DeviceAuth;
   /** Hellos answered per device and source address (default `DEFAULT_HELLO_LIMITS`); false: no limit. */
   helloLimits?: HelloLimits | false;
+  /**
+   * Session tickets (resumed opens): how long one stays good after the proof that earned it
+   * (default `TICKET_MS`), and the key that seals them (default: a random key of this hub run, so
+   * a restart asks every module for a new proof).
+   */
+  tickets?: { readonly lifetimeMs?: number; readonly key?: Uint8Array };
 }
 
 /** Session tokens expire after this much hub time without a message. */
 export const SESSION_IDLE_MS = 15 * 60_000;
 /** How long a `hello` challenge may be answered by `open`. */
 export const CHALLENGE_MS = 2 * 60_000;
+/** How long a session ticket opens sessions after the proof that earned it (hub time). */
+export const TICKET_MS = 24 * 60 * 60_000;
 const SWEEP_EVERY_MS = 60_000;
 
 /**
@@ -87,6 +96,8 @@ export class SyncService {
   readonly #ids: HubIds;
   readonly #onFault: (error: unknown, type: string) => void;
   readonly #challenges: SyncChallenges;
+  readonly #tickets: SessionTickets;
+  readonly #ticketKeyGiven: boolean;
   readonly #throttle: HelloLimiter | undefined;
   readonly #records: SessionRecords;
   readonly #places: SyncPlaces;
@@ -121,6 +132,8 @@ export class SyncService {
       prune: (now) => cluster.pruneChallenges(now),
     };
     this.#challenges = new SyncChallenges(CHALLENGE_MS, undefined, spent);
+    this.#tickets = new SessionTickets(options.tickets?.lifetimeMs ?? TICKET_MS, options.tickets?.key);
+    this.#ticketKeyGiven = options.tickets?.key !== undefined;
     const records = new SessionRecords(store, clock, events, sessions);
     const places = new SyncPlaces(options);
     this.#records = records;
@@ -133,6 +146,7 @@ export class SyncService {
       devices: options.devices,
       crypto: options.crypto,
       challenges: this.#challenges,
+      tickets: this.#tickets,
       throttle: this.#throttle,
       deviceAuth: options.deviceAuth ?? "tofu",
       places,
@@ -182,6 +196,10 @@ export class SyncService {
       return;
     }
     this.#challenges.useKey(await cluster.sharedSecret("sync-challenges", () => this.#ids.bytes(32)));
+    // A ticket key given by the caller stands; else the one every process over the store uses.
+    if (!this.#ticketKeyGiven) {
+      this.#tickets.useKey(await cluster.sharedSecret("sync-tickets", () => this.#ids.bytes(32)));
+    }
     await cluster.disconnectUnheld();
   }
 
@@ -238,9 +256,12 @@ export class SyncService {
     this.#lastSweep = now;
     await this.#challenges.prune(now);
     this.#throttle?.prune(now);
-    // Taken out and ended in one transaction: over a shared store, by one process only.
+    // Over a shared store, taken out and ended in one transaction, by one process only; in
+    // memory, taken out first, so that a minute with nothing expired costs no transaction.
+    const gone = this.#store.cluster ? undefined : await this.#records.sessions.sweep(now);
+    if (gone?.length === 0) return;
     await this.#store.transaction(async () => {
-      for (const session of await this.#records.sessions.sweep(now))
+      for (const session of gone ?? (await this.#records.sessions.sweep(now)))
         await this.#records.end(session, "session expired", session.lastSeenMs);
     });
   }

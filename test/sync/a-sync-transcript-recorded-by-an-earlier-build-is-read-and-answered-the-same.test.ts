@@ -24,7 +24,7 @@ import { TestServices } from "../hub/support/servicesFixture.js";
  * names it here instead of the old one, and the old one keeps being checked below: its messages
  * still read and accepted, and its replies still carrying what its module reads.
  */
-const ANSWERED_AS_RECORDED = ["v1-hello-without-known/two-sessions.jsonl"];
+const ANSWERED_AS_RECORDED = ["v1-session-tickets/two-sessions.jsonl"];
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sync");
 
@@ -109,6 +109,8 @@ async function replayToAFreshHub(transcript: Transcript) {
   let challenge: unknown;
   /** Recorded session token -> this hub's (they are the same unless the hub draws its ids otherwise). */
   const tokens = new Map<unknown, unknown>();
+  /** Recorded session ticket -> this hub's (sealed with a key of each hub start, as challenges are). */
+  const tickets = new Map<unknown, unknown>();
   try {
     for (const [i, line] of transcript.lines.entries()) {
       const due = header.clockStart + line.t;
@@ -129,9 +131,11 @@ async function replayToAFreshHub(transcript: Transcript) {
       let request = line.message;
       if (tokens.has(request["token"]))
         request = { ...request, token: tokens.get(request["token"]) as string };
+      if (tickets.has(request["ticket"]))
+        request = { ...request, ticket: tickets.get(request["ticket"]) as string };
       // Were this hub's challenge (or token) another than the recorded one, the module would
       // sign (or send) that one.
-      if (request["type"] === "open" && request["challenge"] !== challenge) {
+      if (request["type"] === "open" && "challenge" in request && request["challenge"] !== challenge) {
         const text = signedText(header.device, header.product, String(challenge));
         const signature = await crypto.sign(decodeBase64(header.privateKey)!, new TextEncoder().encode(text));
         request = { ...request, challenge: String(challenge), signature: encodeBase64(signature) };
@@ -144,8 +148,10 @@ async function replayToAFreshHub(transcript: Transcript) {
       ) as ProtocolReply;
       if (request["type"] === "hello") challenge = reply["challenge"];
       const next = transcript.lines[i + 1];
-      if (request["type"] === "open" && next?.dir === "h2m")
+      if (request["type"] === "open" && next?.dir === "h2m") {
         tokens.set(next.message["token"], reply["token"]);
+        if (next.message["ticket"] !== undefined) tickets.set(next.message["ticket"], reply["ticket"]);
+      }
       replies.push({ request, reply, recorded: next?.dir === "h2m" ? next.message : undefined });
     }
   } finally {
@@ -249,10 +255,14 @@ describe("sync transcripts recorded by an earlier build", () => {
       for (const { request, reply } of replies) expect(unreadable(request, reply)).toEqual([]);
       if (ANSWERED_AS_RECORDED.includes(transcript.name)) {
         // The current protocol: the very replies of the recording (fake clock, seeded hub), but
-        // for a hello's challenge: it is sealed with a secret key made at each hub start, so it
-        // can never repeat (docs/sync-protocol.md), and only its presence is compared.
-        const sealed = (reply: Record<string, unknown> | undefined) =>
-          typeof reply?.["challenge"] === "string" ? { ...reply, challenge: "(sealed)" } : reply;
+        // for a hello's challenge and an open's session ticket: they are sealed with secret keys
+        // made at each hub start, so they can never repeat (docs/sync-protocol.md), and only their
+        // presence is compared.
+        const sealed = (reply: Record<string, unknown> | undefined) => {
+          if (typeof reply?.["challenge"] === "string") return { ...reply, challenge: "(sealed)" };
+          if (typeof reply?.["ticket"] === "string") return { ...reply, ticket: "(sealed)" };
+          return reply;
+        };
         expect(replies.map((r) => sealed(r.reply))).toEqual(replies.map((r) => sealed(r.recorded)));
       }
     });
@@ -265,6 +275,20 @@ describe("sync transcripts recorded by an earlier build", () => {
       const recorded = transcript.lines.filter((l) => l.dir === "host").map((l) => l.reply);
       expect(hostReplies.map((r) => r.reply)).toEqual(recorded);
     });
+  });
+
+  it("the session-ticket transcript's second session resumes: no hello, no signature", () => {
+    const tickets = all.find((t) => t.name === "v1-session-tickets/two-sessions.jsonl")!;
+    const steps = exchanges(tickets);
+    expect(steps.map((e) => e.request["type"])).toEqual([
+      ...["hello", "open", "push", "push", "firmware", "close"],
+      ...["open", "push", "pull", "ack", "pull", "ack", "firmware", "close"],
+    ]);
+    const [first, second] = steps.filter((e) => e.request["type"] === "open");
+    expect(first!.reply["ticket"]).toEqual(expect.any(String));
+    expect(second!.request["ticket"]).toBe(first!.reply["ticket"]);
+    expect(second!.request).not.toHaveProperty("signature");
+    expect(second!.reply).not.toHaveProperty("ticket");
   });
 
   it("the v1 transcript's module ends up with the hub's command and setting", async () => {

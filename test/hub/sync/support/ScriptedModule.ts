@@ -53,6 +53,8 @@ export function deviceNote(id: string, fields: Partial<NoteRecord> = {}): NoteRe
 export class ScriptedModule {
   tracker = "";
   token = "";
+  /** The session ticket of the last open that gave one (resumption). */
+  ticket = "";
   readonly crypto: SeededCrypto;
 
   private constructor(
@@ -124,6 +126,25 @@ export class ScriptedModule {
       why: options.why ?? "explicit",
       tracker: this.tracker,
       context: sessionContext(options.context),
+    })) as AnyReply & Partial<OpenReply>;
+    if (!reply.err) {
+      this.token = reply.token!;
+      this.tracker = reply.tracker!;
+      if (reply.ticket) this.ticket = reply.ticket;
+    }
+    return reply;
+  }
+
+  /** An open resumed with a session ticket (this module's, or `ticket`): no hello, no signature. */
+  async resume(options: { ticket?: string; why?: SessionTrigger } = {}): Promise<AnyReply> {
+    const reply = (await this.request({
+      type: "open",
+      device: this.device,
+      product: this.product,
+      ticket: options.ticket ?? this.ticket,
+      why: options.why ?? "explicit",
+      tracker: this.tracker,
+      context: sessionContext(),
     })) as AnyReply & Partial<OpenReply>;
     if (!reply.err) {
       this.token = reply.token!;
