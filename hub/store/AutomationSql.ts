@@ -9,18 +9,10 @@ import type {
 } from "./AutomationStore.js";
 import type { Page, PageResult } from "./records.js";
 import { storedJson } from "./sqlite/storedJson.js";
+import type { SqlPort } from "./SqlPort.js";
 import { StoreError } from "./StoreError.js";
 
-/**
- * Statements of one connection, awaited the same way on both backends (SQLite's answer at once,
- * PostgreSQL's later). `run` answers how many rows changed. Every store method below is a single
- * statement, so it is atomic on its own on either backend.
- */
-export interface Statements {
-  get<T>(sql: string, ...params: unknown[]): Promise<T | undefined>;
-  all<T>(sql: string, ...params: unknown[]): Promise<T[]>;
-  run(sql: string, ...params: unknown[]): Promise<number>;
-}
+// Every store method below is a single statement, so it is atomic on its own on either backend.
 
 interface MonitorRow {
   uid: string;
@@ -87,7 +79,7 @@ const RUN_COLUMNS = "uid, project_uid, job_uid AS owner_uid, submitted AS at, do
 
 /** Monitors and alerts over either backend's statements. */
 export class SqlMonitorStore implements MonitorStore {
-  constructor(private readonly sql: Statements) {}
+  constructor(private readonly sql: SqlPort) {}
 
   async createMonitor(m: MonitorRecord): Promise<void> {
     await this.sql.run(
@@ -177,7 +169,7 @@ export class SqlMonitorStore implements MonitorStore {
 
 /** Batch jobs and their runs over either backend's statements. */
 export class SqlJobStore implements JobStore {
-  constructor(private readonly sql: Statements) {}
+  constructor(private readonly sql: SqlPort) {}
 
   async createJob(j: JobRecord): Promise<void> {
     await this.sql.run(

@@ -4,16 +4,7 @@ import type {
   SecretRecord,
   WebhookRecord,
 } from "./IntegrationStore.js";
-
-/**
- * The three calls both backends' connections offer (`?` placeholders; `run` resolves with the
- * number of rows changed). SQLite's are synchronous underneath: wrapped in `sqlitePort`.
- */
-export interface SqlPort {
-  get<T>(sql: string, ...params: unknown[]): Promise<T | undefined>;
-  all<T>(sql: string, ...params: unknown[]): Promise<T[]>;
-  run(sql: string, ...params: unknown[]): Promise<number>;
-}
+import type { SqlPort } from "./SqlPort.js";
 
 interface WebhookRow {
   project_uid: string;

@@ -1,6 +1,7 @@
 import type { HubStore, TransactionOptions } from "../HubStore.js";
 import { PROJECT_DELETION } from "../projectDeletion.js";
-import { IntegrationSqlStore, type SqlPort } from "../IntegrationSqlStore.js";
+import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
+import type { SqlPort } from "../SqlPort.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
 import { SqliteConnection } from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
@@ -13,7 +14,7 @@ import { SqliteProjectStore } from "./SqliteProjectStore.js";
 import { SqliteRouteStore } from "./SqliteRouteStore.js";
 import { SqliteTelemetryStore } from "./SqliteTelemetryStore.js";
 import type { TransactionGate } from "./TransactionGate.js";
-import { SqlJobStore, SqlMonitorStore, type Statements } from "../AutomationSql.js";
+import { SqlJobStore, SqlMonitorStore } from "../AutomationSql.js";
 
 /**
  * `store` with every method passed through the gate: it waits while a transaction it is not part
@@ -72,14 +73,10 @@ export class SqliteHubStore implements HubStore {
     this.credentials = gated(new SqliteCredentialStore(sql), gate);
     this.routes = gated(new SqliteRouteStore(sql), gate);
     this.firmware = gated(new SqliteFirmwareStore(sql), gate);
-    const statements: Statements = {
-      get: async (text, ...params) => sql.get(text, ...params),
-      all: async (text, ...params) => sql.all(text, ...params),
-      run: async (text, ...params) => sql.run(text, ...params).changes,
-    };
-    this.monitors = gated(new SqlMonitorStore(statements), gate);
-    this.jobs = gated(new SqlJobStore(statements), gate);
-    this.integrations = gated(new IntegrationSqlStore(sqlitePort(sql)), gate);
+    const port = sqlitePort(sql);
+    this.monitors = gated(new SqlMonitorStore(port), gate);
+    this.jobs = gated(new SqlJobStore(port), gate);
+    this.integrations = gated(new IntegrationSqlStore(port), gate);
   }
 
   transaction<T>(work: () => Promise<T>, options?: TransactionOptions): Promise<T> {
