@@ -18,6 +18,7 @@ import { registerWebhookEventRoutes } from "./api/webhookEventRoutes.js";
 import { registerIntegrationRoutes } from "./api/integrationRoutes.js";
 import { registerDeviceSyncRoutes } from "./api/deviceSyncRoutes.js";
 import { registerEnvRoutes } from "./api/envRoutes.js";
+import { registerPinRoutes } from "./api/pinRoutes.js";
 import { registerEventRoutes } from "./api/eventRoutes.js";
 import { registerDfuRoutes } from "./api/dfuRoutes.js";
 import { registerFirmwareRoutes } from "./api/firmwareRoutes.js";
@@ -295,6 +296,7 @@ export async function buildHubApp(
   registerDeviceRoutes(router);
   registerWebhookEventRoutes(router);
   registerEnvRoutes(router);
+  registerPinRoutes(router);
   registerNoteRoutes(router);
   registerDeviceSyncRoutes(router);
   registerEventRoutes(router);

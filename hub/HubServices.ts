@@ -40,6 +40,8 @@ export interface HubServices {
   readonly limiter: RateLimiter;
   /** Slows password guessing per username (`POST /auth/login`). */
   readonly logins: LoginThrottle;
+  /** Slows device-PIN guessing per device (`…/environment_variables_with_pin`). */
+  readonly pins: LoginThrottle;
   /** The base URL clients reach this hub at (links in environment hierarchies). */
   publicUrl(): string;
   /** Device events: stored on the hub clock, handed to subscribers once committed. */
@@ -152,6 +154,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     auth: new Authenticator(store, clock),
     limiter: new RateLimiter(clock, options.rateLimits),
     logins: new LoginThrottle(clock),
+    pins: new LoginThrottle(clock),
     publicUrl: options.publicUrl ?? (() => "http://localhost"),
     events,
     devices,

@@ -61,6 +61,25 @@ export const loginThrottled = (retryAfterSeconds: number): HttpError =>
     undefined,
     { "Retry-After": String(retryAfterSeconds) },
   );
+const PIN_HEADERS = { "WWW-Authenticate": 'X-Auth-Token realm="cardsim hub device PIN"' };
+export const missingPin = (): HttpError =>
+  new HttpError(
+    401,
+    "The request could not be authorized: send the device's PIN as 'X-Auth-Token: <pin>'",
+    undefined,
+    PIN_HEADERS,
+  );
+export const wrongPin = (): HttpError =>
+  new HttpError(
+    401,
+    "The request could not be authorized: the PIN is not this device's (a developer issues one with POST /v1/projects/{projectUID}/devices/{deviceUID}/pin)",
+    undefined,
+    PIN_HEADERS,
+  );
+export const pinThrottled = (retryAfterSeconds: number): HttpError =>
+  new HttpError(429, `too many wrong PINs for this device: try again in ${retryAfterSeconds} s`, undefined, {
+    "Retry-After": String(retryAfterSeconds),
+  });
 export const loginFieldsRequired = (): HttpError =>
   bad("login requires a JSON body with string fields username and password");
 

@@ -36,6 +36,33 @@ async function resolved(project: string, device: string): Promise<{ own: Vars; r
   return { own: mine.environment_variables, rows };
 }
 
+/**
+ * Issues the device a new PIN (our POST …/devices/{D}/pin) and shows it this once: the hub keeps
+ * only its hash. An app sends it as X-Auth-Token to …/environment_variables_with_pin.
+ */
+function DevicePin(props: DeviceProps) {
+  const [pin, setPin] = useState<string | undefined>(undefined);
+  const action = useAction();
+  const issue = () =>
+    action.run(async () => {
+      const path = projectPath(props.project, "devices", props.device, "pin");
+      setPin((await api<{ pin: string }>(path, { method: "POST" })).pin);
+    });
+  return html`<div class="device-pin">
+    <button type="button" onClick=${issue} disabled=${action.busy}>Issue a new PIN</button>
+    ${
+      pin
+        ? html`<p>
+            PIN <span class="mono" aria-label="device PIN">${pin}</span>: shown this once, it replaces any
+            earlier PIN. An app sends it as <span class="mono">X-Auth-Token</span> to
+            <span class="mono">/v1/products/…/devices/…/environment_variables_with_pin</span>.
+          </p>`
+        : null
+    }
+    <${ErrorText} error=${action.error} />
+  </div>`;
+}
+
 /** The device's environment variables, their sources, and an editor of the device's own. */
 export function EnvPanel(props: DeviceProps) {
   const loaded = useLoad(() => resolved(props.project, props.device), [props.device]);
@@ -123,5 +150,6 @@ export function EnvPanel(props: DeviceProps) {
         <${ErrorText} error=${fault ?? action.error} />
       </form>`
     }
+    ${props.canEdit && html`<${DevicePin} ...${props} />`}
   </div>`;
 }

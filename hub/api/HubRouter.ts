@@ -2,7 +2,8 @@ import type { FastifyInstance, FastifyReply, FastifyRequest, HTTPMethods } from 
 import { type Principal, roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import type { HubServices } from "../HubServices.js";
-import type { ProjectRecord, ProjectRole } from "../store/records.js";
+import { checkDevicePin } from "../auth/devicePin.js";
+import type { DeviceRecord, ProjectRecord, ProjectRole } from "../store/records.js";
 import type { BodySchema } from "./bodySchema.js";
 import { QueryReader } from "./QueryReader.js";
 
@@ -41,6 +42,12 @@ export interface ProjectContext extends AccountContext {
   readonly role: ProjectRole;
 }
 
+/** A device-PIN route's context: the device the PIN opened, and its project. No user acts. */
+export interface DevicePinContext extends PublicContext {
+  readonly project: ProjectRecord;
+  readonly device: DeviceRecord;
+}
+
 /** A handler's result: a JSON value (sent with the route's status) or undefined for no body. */
 type Result = unknown;
 
@@ -53,10 +60,14 @@ export type RoleRule = ProjectRole | ((query: QueryReader) => ProjectRole);
 
 /** Who may call a route: anyone, any authenticated caller, or one with a role in the path's project. */
 type Access =
-  { kind: "public" } | { kind: "account" } | { kind: "staff" } | { kind: "project"; role: RoleRule };
+  | { kind: "public" }
+  | { kind: "account" }
+  | { kind: "staff" }
+  | { kind: "project"; role: RoleRule }
+  | { kind: "pin" };
 
 /** What the access checks found: nothing (public), the caller, or the caller with its project and role. */
-type Granted = Partial<Omit<ProjectContext, keyof PublicContext>>;
+type Granted = Partial<Omit<ProjectContext, keyof PublicContext>> & { device?: DeviceRecord };
 
 interface RouteOptions {
   status?: number;
@@ -124,6 +135,19 @@ export class HubRouter {
     this.#route(method, url, { kind: "project", role }, handler, options);
   }
 
+  /**
+   * A route under `/v1/products/:productUID/devices/:deviceUID` authenticated by that device's PIN
+   * in `X-Auth-Token` rather than by a token: see #admitPin for the checks.
+   */
+  devicePin(
+    method: HTTPMethods,
+    url: string,
+    handler: (ctx: DevicePinContext) => Promise<Result>,
+    options?: RouteOptions,
+  ): void {
+    this.#route(method, url, { kind: "pin" }, handler, options);
+  }
+
   #route<C extends PublicContext>(
     method: HTTPMethods,
     url: string,
@@ -155,6 +179,7 @@ export class HubRouter {
   /** Every access check, in the order the class comment gives. */
   async #admit(request: FastifyRequest, access: Access): Promise<Granted> {
     if (access.kind === "public") return {};
+    if (access.kind === "pin") return this.#admitPin(request);
     const principal = await this.services.auth.authenticate(request.headers, request.method);
     if (access.kind === "account" || access.kind === "staff") {
       const home = await this.#homeAccount(principal);
@@ -173,6 +198,32 @@ export class HubRouter {
     if (!roleAtLeast(have, needed)) throw errors.roleTooLow(needed, have);
     this.services.limiter.record(project.orgUid);
     return { principal, project, role: have! };
+  }
+
+  /**
+   * A device-PIN route's checks: a PIN sent (401), the product (404), the billing account's rate
+   * limit (429), the device in that product (404), the device's wrong-PIN throttle (429), then the
+   * PIN (401; each wrong one counts against the device, so a PIN cannot be guessed by trying).
+   */
+  async #admitPin(request: FastifyRequest): Promise<Granted> {
+    const pin = request.headers["x-auth-token"];
+    if (typeof pin !== "string" || pin === "") throw errors.missingPin();
+    const params = (request.params ?? {}) as Record<string, string>;
+    const productUid = params.productUID ?? "";
+    const project = await this.resolveProject(productUid);
+    this.#check(project.orgUid);
+    const device = await this.services.store.devices.getDevice(params.deviceUID ?? "");
+    if (!device || device.productUid !== productUid) throw errors.deviceNotFound(params.deviceUID ?? "");
+    const { pins } = this.services;
+    const wait = pins.wait(device.uid);
+    if (wait > 0) throw errors.pinThrottled(Math.ceil(wait / 1000));
+    if (!(await checkDevicePin(pin, device.details.pinHash ?? undefined))) {
+      pins.failed(device.uid);
+      throw errors.wrongPin();
+    }
+    pins.succeeded(device.uid);
+    this.services.limiter.record(project.orgUid);
+    return { project, device };
   }
 
   #base(request: FastifyRequest, reply: FastifyReply): PublicContext {

@@ -1,7 +1,8 @@
 import * as errors from "../errors.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord, EnvScope, EnvVarRecord, FleetRecord, ProjectRecord } from "../store/records.js";
-import type { HubRouter, ProjectContext } from "./HubRouter.js";
+import type { HubServices } from "../HubServices.js";
+import type { HubRouter, ProjectContext, PublicContext } from "./HubRouter.js";
 import { ENVIRONMENT_VARIABLES } from "./requestBodies.js";
 import { resolveDevice, resolveFleet } from "./resolve.js";
 import { envMap } from "./views.js";
@@ -50,7 +51,7 @@ function sameSource(a: Source, b: Source): boolean {
 }
 
 /** Validated `{environment_variables: {name: text}}` of a PUT. */
-function readVariables(ctx: ProjectContext): Record<string, string> {
+function readVariables(ctx: PublicContext): Record<string, string> {
   const vars = ctx.body(ENVIRONMENT_VARIABLES).environment_variables;
   const entries = Object.entries(vars);
   if (entries.length > MAX_VARS)
@@ -163,27 +164,58 @@ async function allDevices(store: HubStore, projectUid: string, fleetUid?: string
   }
 }
 
+/**
+ * The devices whose environment a level's change touches hear of it once it is committed: a
+ * session held open (continuous mode) gets the new values at once, as the hosted hub tells a
+ * connected module.
+ */
+async function tell(services: HubServices, projectUid: string, scope: EnvScope): Promise<void> {
+  const { store } = services;
+  const uids =
+    scope.kind === "device" || scope.kind === "device_default"
+      ? [scope.uid]
+      : (await allDevices(store, projectUid, scope.kind === "fleet" ? scope.uid : undefined)).map(
+          (d) => d.uid,
+        );
+  store.afterCommit(() => {
+    for (const uid of uids) services.notifier.notify(uid, "env");
+  });
+}
+
+/** A PUT of one level's variables (the body read here): the level's variables as they now are. */
+export async function putEnvironment(
+  ctx: PublicContext,
+  projectUid: string,
+  scope: EnvScope,
+): Promise<JsonObject> {
+  const vars = readVariables(ctx);
+  const stored = await ctx.services.store.env.set(scope, vars, ctx.now);
+  await tell(ctx.services, projectUid, scope);
+  return { environment_variables: envMap(stored) };
+}
+
+/** A device's GET: its own variables, those its module declared, and the values it gets. */
+export async function deviceEnvironment(services: HubServices, device: DeviceRecord): Promise<JsonObject> {
+  const { store } = services;
+  const vars = await store.env.get({ kind: "device", uid: device.uid });
+  const env = await store.env.forProject(device.projectUid);
+  const effective: Record<string, string> = {};
+  for (const [key, { value }] of [...resolveEnvironment(device, env)].sort(([a], [b]) =>
+    a.localeCompare(b),
+  )) {
+    effective[key] = value;
+  }
+  return {
+    environment_variables: envMap(vars),
+    environment_variables_env_default: envMap(env.defaults.get(device.uid) ?? []),
+    environment_variables_effective: effective,
+  };
+}
+
 /** Environment variables at project, fleet and device level, and the hierarchy views. */
 export function registerEnvRoutes(router: HubRouter): void {
   const { store } = router.services;
   const P = "/v1/projects/:projectUID";
-
-  /**
-   * The devices whose environment a level's change touches hear of it once it is committed: a
-   * session held open (continuous mode) gets the new values at once, as the hosted hub tells a
-   * connected module.
-   */
-  const tell = async (ctx: ProjectContext, scope: EnvScope): Promise<void> => {
-    const uids =
-      scope.kind === "device" || scope.kind === "device_default"
-        ? [scope.uid]
-        : (await allDevices(store, ctx.project.uid, scope.kind === "fleet" ? scope.uid : undefined)).map(
-            (d) => d.uid,
-          );
-    store.afterCommit(() => {
-      for (const uid of uids) router.services.notifier.notify(uid, "env");
-    });
-  };
 
   /** GET, PUT and DELETE of one level's variables. */
   const level = (
@@ -195,17 +227,13 @@ export function registerEnvRoutes(router: HubRouter): void {
       const scope = await scopeOf(ctx);
       return view(ctx, scope, await store.env.get(scope));
     });
-    router.project("PUT", `${path}/environment_variables`, "developer", async (ctx) => {
-      const scope = await scopeOf(ctx);
-      const vars = readVariables(ctx);
-      const stored = await store.env.set(scope, vars, ctx.now);
-      await tell(ctx, scope);
-      return { environment_variables: envMap(stored) };
-    });
+    router.project("PUT", `${path}/environment_variables`, "developer", async (ctx) =>
+      putEnvironment(ctx, ctx.project.uid, await scopeOf(ctx)),
+    );
     router.project("DELETE", `${path}/environment_variables/:key`, "developer", async (ctx) => {
       const scope = await scopeOf(ctx);
       if (!(await store.env.delete(scope, ctx.params.key!))) throw errors.envVarNotFound(ctx.params.key!);
-      await tell(ctx, scope);
+      await tell(router.services, ctx.project.uid, scope);
       return { environment_variables: envMap(await store.env.get(scope)) };
     });
   };
@@ -227,21 +255,7 @@ export function registerEnvRoutes(router: HubRouter): void {
   level(
     `${P}/devices/:deviceUID`,
     async (ctx) => ({ kind: "device", uid: (await resolveDevice(ctx, ctx.params.deviceUID!)).uid }),
-    async (ctx, scope, vars) => {
-      const device = (await store.devices.getDevice(scope.uid))!;
-      const env = await store.env.forProject(ctx.project.uid);
-      const effective: Record<string, string> = {};
-      for (const [key, { value }] of [...resolveEnvironment(device, env)].sort(([a], [b]) =>
-        a.localeCompare(b),
-      )) {
-        effective[key] = value;
-      }
-      return {
-        environment_variables: envMap(vars),
-        environment_variables_env_default: envMap(env.defaults.get(device.uid) ?? []),
-        environment_variables_effective: effective,
-      };
-    },
+    async (_ctx, scope) => deviceEnvironment(router.services, (await store.devices.getDevice(scope.uid))!),
   );
 
   router.project("GET", `${P}/environment_hierarchy`, "viewer", async (ctx) =>

@@ -115,6 +115,8 @@ export interface DeviceDetails {
   cellularUsage?: SimUsageRecord[] | null;
   /** SIM plans as the plans endpoint shows them (CellularPlan shape). */
   cellularPlans?: JsonObject[] | null;
+  /** The scrypt hash of the device's PIN (hub/auth/devicePin.ts), once one was issued. */
+  pinHash?: string | null;
 }
 
 export interface DeviceRecord {

@@ -34,9 +34,15 @@ describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path}`, e] as [string, Endp
       const values = await seedForEndpoints(hub);
       const url = fill(endpoint.path, values);
       const body = fillBody(endpoint.body, values);
+      // A PIN route takes the device's PIN (or a wrong one) in X-Auth-Token in place of a token.
+      const pinRoute = endpoint.access === "pin";
+      const credentials = (as: string | null): { as: string | null; headers?: Record<string, string> } =>
+        pinRoute
+          ? { as: null, headers: as === null ? {} : { "x-auth-token": as === "pin" ? values.PIN! : as } }
+          : { as };
       const call = (as: string | null, target = url) =>
         hub.request(endpoint.method, target, {
-          as,
+          ...credentials(as),
           ...(body !== undefined ? { body } : {}),
           ...(endpoint.path.startsWith("/v1/description/") && endpoint.method === "POST"
             ? { payload: JSON.stringify(body), contentType: "application/json", body: undefined }
@@ -52,7 +58,7 @@ describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path}`, e] as [string, Endp
       expectErrorBody(malformed, 401);
 
       let counted = 0;
-      const projectRoute = endpoint.access !== "account" && endpoint.access !== "staff";
+      const projectRoute = !["account", "staff", "pin"].includes(endpoint.access);
       if (projectRoute) {
         // Another project's member sees nothing here; an unknown project is not found. Neither
         // refusal counts against the project's limit.
@@ -73,7 +79,7 @@ describe.each(ENDPOINTS.map((e) => [`${e.method} ${e.path}`, e] as [string, Endp
         for (let i = 0; i < 6; i++) expectErrorBody(await call(lower), 403);
       }
 
-      const allowedAs = projectRoute ? endpoint.access : "owner";
+      const allowedAs = projectRoute || pinRoute ? endpoint.access : "owner";
       const ok = await call(allowedAs);
       expect(ok.status, `${endpoint.method} ${url} as ${allowedAs}: ${ok.text}`).toBeGreaterThanOrEqual(200);
       expect(ok.status).toBeLessThan(300);

@@ -23,7 +23,12 @@ describe("JSON nested too deeply is refused, and stored rows never break listing
   let D: string;
   const n = (suffix: string): string => hub.p(`/devices/${D}${suffix}`);
   const send = (method: string, url: string, payload: string, contentType = "application/json") =>
-    hub.request(method, url, { payload, contentType });
+    hub.request(method, url, {
+      payload,
+      contentType,
+      // A device-PIN route takes the seeded device's PIN rather than a token.
+      ...(url.endsWith("_with_pin") ? { as: null, headers: { "x-auth-token": values.PIN! } } : {}),
+    });
 
   beforeAll(async () => {
     hub = await TestHub.start();

@@ -54,6 +54,11 @@ const OPERATIONS: {
   { method: "PUT", path: `${P}/environment_variables`, ours: bodies.ENVIRONMENT_VARIABLES },
   { method: "PUT", path: `${P}/fleets/fleet:1/environment_variables`, ours: bodies.ENVIRONMENT_VARIABLES },
   { method: "PUT", path: `${D}/environment_variables`, ours: bodies.ENVIRONMENT_VARIABLES },
+  {
+    method: "PUT",
+    path: "/v1/products/product:x/devices/dev:1/environment_variables_with_pin",
+    ours: bodies.ENVIRONMENT_VARIABLES,
+  },
   { method: "POST", path: `${P}/firmware/host/app.bin`, ours: bodies.UPDATE_FIRMWARE },
   {
     method: "POST",

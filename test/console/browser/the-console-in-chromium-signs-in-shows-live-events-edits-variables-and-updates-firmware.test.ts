@@ -164,6 +164,17 @@ describe.runIf(browserAvailable())("the console in a real browser", () => {
     expect(await module().request({ req: "env.get", name: "reading_interval" })).toMatchObject({
       text: "15",
     });
+    // The device's PIN, shown once, opens its variables to an app without a token.
+    await page.getByRole("button", { name: "Issue a new PIN" }).click();
+    const pin = await page.getByLabel("device PIN").textContent();
+    expect(pin).toMatch(/^\d{8}$/);
+    const product = encodeURIComponent(local.hub.credentials.product_uid);
+    const withPin = await fetch(
+      `${local.hub.url}/v1/products/${product}/devices/${module().deviceUid}/environment_variables_with_pin`,
+      { headers: { "x-auth-token": pin! } },
+    );
+    expect(withPin.status).toBe(200);
+    expect(await withPin.json()).toMatchObject({ environment_variables: { reading_interval: "15" } });
     await page.close();
   });
 
@@ -179,7 +190,9 @@ describe.runIf(browserAvailable())("the console in a real browser", () => {
     await page.locator("table.env").waitFor();
     expect(
       await page
-        .getByRole("button", { name: /Set on the device|Edit|Delete|Send a signal|Add note|Upload/ })
+        .getByRole("button", {
+          name: /Set on the device|Edit|Delete|Send a signal|Add note|Upload|Issue a new PIN/,
+        })
         .count(),
     ).toBe(0);
     await open(page, "routes");

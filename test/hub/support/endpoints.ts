@@ -12,8 +12,12 @@ import type { ProjectRole } from "../../../hub/store/records.js";
 export interface Endpoint {
   method: "GET" | "POST" | "PUT" | "DELETE";
   path: string;
-  /** Project routes: the minimum role. Account routes: "account"; staff-only writes: "staff". */
-  access: ProjectRole | "account" | "staff";
+  /**
+   * Project routes: the minimum role. Account routes: "account"; staff-only writes: "staff";
+   * routes opened by the device's PIN in X-Auth-Token rather than a token: "pin" (the seeded
+   * device {D} has the PIN {PIN}).
+   */
+  access: ProjectRole | "account" | "staff" | "pin";
   /** A valid body, when the route takes one. */
   body?: unknown;
   /** It succeeds once only (it deletes what its path names): the rate limit is not tried on it. */
@@ -104,6 +108,14 @@ export const ENDPOINTS: Endpoint[] = [
     body: { environment_variables: { k: "v" } },
   },
   { method: "DELETE", path: "/v1/projects/{P}/devices/{D}/environment_variables/{K}", access: "developer" },
+  { method: "POST", path: "/v1/projects/{P}/devices/{D}/pin", access: "developer" },
+  { method: "GET", path: "/v1/products/{PR}/devices/{D}/environment_variables_with_pin", access: "pin" },
+  {
+    method: "PUT",
+    path: "/v1/products/{PR}/devices/{D}/environment_variables_with_pin",
+    access: "pin",
+    body: { environment_variables: { k: "v" } },
+  },
   { method: "GET", path: "/v1/projects/{P}/devices/{D}/health-log", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/devices/{D}/plans", access: "viewer" },
   { method: "GET", path: "/v1/projects/{P}/devices/{D}/latest", access: "viewer" },

@@ -1,4 +1,9 @@
+import { hashDevicePin } from "../../../hub/auth/devicePin.js";
 import type { TestHub } from "./hubFixture.js";
+
+/** The seeded device's PIN, hashed once per worker (scrypt costs a fifth of a second on purpose). */
+const PIN = "24681357";
+let pinHash: Promise<string> | undefined;
 
 /** Seeds what every endpoint of the table needs and returns the placeholder values. */
 export async function seedForEndpoints(hub: TestHub): Promise<Record<string, string>> {
@@ -21,6 +26,12 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
   const device = await hub.device({
     fleetUids: [fleet],
     publicKey: "-----BEGIN PUBLIC KEY-----\nMFk=\n-----END PUBLIC KEY-----\n",
+  });
+  await s.devices.putDevice({
+    uid: device.uid,
+    projectUid: device.projectUid,
+    productUid: device.productUid,
+    details: { pinHash: await (pinHash ??= hashDevicePin(PIN)) },
   });
   const spare = await hub.device();
   await s.projects.createProduct({
@@ -106,6 +117,7 @@ export async function seedForEndpoints(hub: TestHub): Promise<Record<string, str
     R: route.uid,
     P: hub.projectUid,
     D: device.uid,
+    PIN,
     SPARED: spare.uid,
     F: fleet,
     SPAREF: spareFleet,
