@@ -9,6 +9,15 @@ export class CliError extends Error {
   readonly exitCode = 2;
 }
 
+/**
+ * Whether `error` is a CliError, by its name: the command line's start path is one bundled file
+ * (tools/bundleCli.js) while what a subcommand loads later comes from dist/ with its own copy of
+ * this class, so `instanceof` would miss a mistake thrown there.
+ */
+export function isCliError(error: unknown): error is CliError {
+  return error instanceof Error && error.name === "CliError";
+}
+
 /** The `--flag HOST:PORT` a listening address came from, for `inUse`. */
 export interface ListenSource {
   readonly flag: string;
@@ -36,7 +45,7 @@ export async function userFacing<T>(work: () => T | Promise<T>, hint?: string): 
   try {
     return await work();
   } catch (error) {
-    if (error instanceof CliError) throw error;
+    if (isCliError(error)) throw error;
     const message = error instanceof Error ? error.message : String(error);
     throw new CliError(hint ? `${message}: ${hint}` : message);
   }
@@ -44,7 +53,7 @@ export async function userFacing<T>(work: () => T | Promise<T>, hint?: string): 
 
 /** Whether an error is a mistake to report in one line (exit 2) rather than a fault of cardsim. */
 export function isUserMistake(error: unknown): boolean {
-  if (error instanceof CliError || error instanceof InvalidArgumentError) return true;
+  if (isCliError(error) || error instanceof InvalidArgumentError) return true;
   // The module's own refusals (flash in use, unreadable, of a newer format) are the user's to fix.
   return error instanceof Error && error.name === "SimError";
 }

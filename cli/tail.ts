@@ -4,7 +4,7 @@ import { join } from "node:path";
 import { type Command, Option } from "commander";
 import type { FeedItem } from "../hub/feed/HubFeed.js";
 import { feedLine } from "../hub/feed/feedLines.js";
-import { CliError } from "./CliError.js";
+import { CliError, isCliError } from "./CliError.js";
 
 const DEFAULT_DIR = "./.cardsim";
 const STREAM_PATH = "/console/api/stream";
@@ -172,7 +172,7 @@ async function tail(options: TailOptions): Promise<never> {
       });
       lost = true;
     } catch (error) {
-      if (error instanceof CliError) throw error;
+      if (isCliError(error)) throw error;
       if (failures === 0)
         process.stderr.write(
           `cardsim tail: no hub answers at ${access.url.origin} (${(error as Error).message}); retrying\n`,
