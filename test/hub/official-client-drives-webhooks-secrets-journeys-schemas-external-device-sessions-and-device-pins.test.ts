@@ -11,9 +11,10 @@ import { TestHub } from "./support/hubFixture.js";
  * on loopback, for the groups of the current definition that version has no API class for
  * (webhooks, project secrets, journeys, notefile schemas, the AWS role configuration, external
  * devices' sessions): its ApiClient's own `callApi`, the machinery every generated API class uses,
- * with the client's authentication, serialisation and error handling.
+ * with the client's authentication, serialisation and error handling; and its DeviceApi's
+ * environment variables by a device's PIN (the client's `pin` authentication, X-Auth-Token).
  */
-describe("the official client drives webhooks, secrets, journeys, schemas and external devices' sessions", () => {
+describe("the official client drives webhooks, secrets, journeys, schemas, external devices' sessions and device PINs", () => {
   let hub: TestHub;
   let client: any;
   let project: string;
@@ -119,6 +120,24 @@ describe("the official client drives webhooks, secrets, journeys, schemas and ex
     );
     const aws = await call("GET", "/v1/projects/{projectUID}/aws-role-config", { projectUID: project });
     expect(aws.data.aws_account_id).toBe("");
+  });
+
+  it("reads and sets a device's environment variables with the device's PIN", async () => {
+    const device = (await hub.device({ serialNumber: "kiosk-2" })).uid;
+    const issued = await hub.post(hub.p(`/devices/${device}/pin`));
+    const pinned = new NotehubJs.ApiClient(client.basePath);
+    pinned.authentications.pin.apiKey = issued.json.pin;
+    const devices = new NotehubJs.DeviceApi(pinned);
+    await devices.putDeviceEnvironmentVariablesByPin(
+      product,
+      device,
+      NotehubJs.EnvironmentVariables.constructFromObject({ environment_variables: { mode: "kiosk" } }),
+    );
+    const read = await devices.getDeviceEnvironmentVariablesByPin(product, device);
+    expect(read.environment_variables).toMatchObject({ mode: "kiosk" });
+    pinned.authentications.pin.apiKey = "00000000" === issued.json.pin ? "11111111" : "00000000";
+    const refused = await devices.getDeviceEnvironmentVariablesByPin(product, device).catch((e: any) => e);
+    expect(refused.status).toBe(401);
   });
 
   it("is refused without a token of the project as the hub refuses anyone", async () => {
