@@ -3,12 +3,7 @@ import { dirname, resolve } from "node:path";
 import { InvalidArgumentError, type Command } from "commander";
 import { parseDuration } from "../runtime/DischargeCurve.js";
 import { fleetDeviceUid, fleetTag, parseShard, type Shard } from "../runtime/fleet/fleetIdentity.js";
-import {
-  BUILT_IN_WORKLOADS,
-  parseWorkload,
-  WorkloadError,
-  type Workload,
-} from "../runtime/fleet/workload.js";
+import type { Workload } from "../runtime/fleet/workload.js";
 import type { FleetHub } from "../runtime/fleet/Fleet.js";
 import { CliError } from "./CliError.js";
 import { describeSummary, describeTimeline } from "./fleetOutput.js";
@@ -64,8 +59,18 @@ function parseShardOption(text: string): Shard {
   }
 }
 
+/**
+ * A workload's mistake, by name: the workload reader (YAML, Ajv) is loaded when the command runs,
+ * not at every start of the command line, and a class loaded there is another copy than one the
+ * start path would hold.
+ */
+function workloadMistake(error: unknown): CliError | undefined {
+  return error instanceof Error && error.name === "WorkloadError" ? new CliError(error.message) : undefined;
+}
+
 /** The workload named: a built-in one, or a YAML or JSON file read and checked (one line per mistake). */
 async function readWorkload(spec: string): Promise<{ workload: Workload; dir: string }> {
+  const { BUILT_IN_WORKLOADS, parseWorkload } = await import("../runtime/fleet/workload.js");
   const builtIn = BUILT_IN_WORKLOADS[spec];
   if (builtIn) return { workload: builtIn, dir: process.cwd() };
   let text: string;
@@ -80,8 +85,7 @@ async function readWorkload(spec: string): Promise<{ workload: Workload; dir: st
   try {
     return { workload: parseWorkload(text, spec), dir: dirname(resolve(spec)) };
   } catch (error) {
-    if (error instanceof WorkloadError) throw new CliError(error.message);
-    throw error;
+    throw workloadMistake(error) ?? error;
   }
 }
 
@@ -202,8 +206,7 @@ async function runFleetCommand(options: FleetCommandOptions): Promise<void> {
     ...(bar ? { onProgress: bar.update } : {}),
   })
     .catch((error: unknown) => {
-      if (error instanceof WorkloadError) throw new CliError(error.message);
-      throw error;
+      throw workloadMistake(error) ?? error;
     })
     .finally(() => bar?.stop());
   if (options.json) {
