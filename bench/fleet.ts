@@ -17,12 +17,12 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BATCH_LIMITS } from "../protocol/messages.js";
 import { SqliteConnection } from "../hub/store/sqlite/SqliteConnection.js";
 import { Fleet } from "../runtime/fleet/Fleet.js";
 import { runFleet } from "../runtime/fleet/runFleet.js";
 import { SENSORS_WORKLOAD } from "../runtime/fleet/workload.js";
 import { readNamedInputs } from "../runtime/rigInputs.js";
+import { rawSqliteEventRate, type EventRow } from "./eventCeiling.js";
 import { fmt, printTable } from "./stats.js";
 
 const flag = (name: string): string | undefined => {
@@ -39,43 +39,6 @@ function memory(): { heap: number; rss: number } {
   gc?.();
   const { heapUsed, rss } = process.memoryUsage();
   return { heap: heapUsed, rss };
-}
-
-type EventRow = Record<string, unknown>;
-
-/** The ceiling: the run's event rows inserted into a fresh hub database, in batches of the sync's size. */
-async function rawRate(rows: EventRow[]): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-fleet-raw-"));
-  const sql = new SqliteConnection(join(dir, "hub.db"));
-  try {
-    const insert = sql.db.prepare(
-      `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
-    );
-    const values = rows.map((r) =>
-      [
-        "uid",
-        "project_uid",
-        "device_uid",
-        "session_uid",
-        "file",
-        "received",
-        "captured",
-        "billable",
-        "data",
-      ].map((k) => r[k]),
-    );
-    const batch = sql.db.transaction((slice: unknown[][]) => {
-      for (const row of slice) insert.run(...row);
-    });
-    const started = performance.now();
-    for (let i = 0; i < values.length; i += BATCH_LIMITS.notes)
-      batch(values.slice(i, i + BATCH_LIMITS.notes));
-    return values.length / ((performance.now() - started) / 1000);
-  } finally {
-    sql.close();
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 async function inProcess(): Promise<void> {
@@ -98,7 +61,7 @@ async function inProcess(): Promise<void> {
     const rows = new SqliteConnection(join(dir, "hub.db")).db
       .prepare("SELECT * FROM events ORDER BY rowid")
       .all() as EventRow[];
-    const raw = await rawRate(rows);
+    const raw = await rawSqliteEventRate(rows);
     const seconds = summary.wallMs / 1000;
     const sessions = summary.sessions.ok + summary.sessions.failed;
     const eventsPerSecond = rows.length / seconds;

@@ -21,6 +21,7 @@ import { FakeClock } from "../runtime/FakeClock.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { startHub, type RunningHub } from "../runtime/startHub.js";
 import { createTestDatabase, POSTGRES_SKIP_MESSAGE, testPostgresUrl } from "../tools/throwawayPostgres.js";
+import { EVENT_COLUMNS, timeOneSync, type EventRow } from "./eventCeiling.js";
 import { fmt, printTable } from "./stats.js";
 
 const option = (name: string, fallback: number): number => {
@@ -30,17 +31,6 @@ const option = (name: string, fallback: number): number => {
 const NOTES = option("notes", 20_000);
 const RUNS = option("runs", 3);
 const BATCH = BATCH_LIMITS.notes;
-const COLUMNS = [
-  "uid",
-  "project_uid",
-  "device_uid",
-  "session_uid",
-  "file",
-  "received",
-  "captured",
-  "billable",
-  "data",
-];
 
 const admin = testPostgresUrl();
 if (!admin) {
@@ -54,8 +44,6 @@ const body = (i: number) => ({
   seq: i,
   site: "bench-site",
 });
-
-type EventRow = Record<string, unknown>;
 
 async function syncRate(): Promise<{ rate: number; rows: EventRow[] }> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-pg-"));
@@ -80,28 +68,13 @@ async function syncRate(): Promise<{ rate: number; rows: EventRow[] }> {
       flash: { store: new FlashKvStore(new MemoryFlashFs(), { capacity: 256 * 1024 * 1024 }) },
       hub: { inProcess: hub.services.sync, product: hub.credentials.product_uid },
     });
-    const module = sim.module;
-    await module.request({ req: "hub.sync" });
-    await module.sync.idle();
-    for (let i = 0; i < NOTES / 10; i++)
-      await module.request({ req: "note.add", file: "warmup.qo", body: body(i) });
-    await module.request({ req: "hub.sync" });
-    await module.sync.idle();
-    for (let i = 0; i < NOTES; i++) {
-      const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
-      if (reply?.["err"]) throw new Error(String(reply["err"]));
-    }
-    const started = performance.now();
-    await module.request({ req: "hub.sync" });
-    await module.sync.idle();
-    const seconds = (performance.now() - started) / 1000;
-    const status = await module.request({ req: "hub.sync.status" });
-    if (!String(status?.["status"]).includes("{sync-end}"))
-      throw new Error(`sync failed: ${JSON.stringify(status)}`);
+    const seconds = await timeOneSync(sim.module, NOTES, body);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const rows = (
-      await client.query(`SELECT ${COLUMNS.join(", ")} FROM events WHERE file = 'sensors.qo' ORDER BY seq`)
+      await client.query(
+        `SELECT ${EVENT_COLUMNS.join(", ")} FROM events WHERE file = 'sensors.qo' ORDER BY seq`,
+      )
     ).rows as EventRow[];
     await client.end();
     if (rows.length !== NOTES) throw new Error(`${rows.length} events, expected ${NOTES}`);
@@ -124,12 +97,12 @@ async function rawRate(stored: EventRow[]): Promise<number> {
     for (let i = 0; i < stored.length; i += BATCH) {
       const slice = stored.slice(i, i + BATCH);
       const values = slice.map(
-        (_, r) => `(${COLUMNS.map((__, c) => `$${r * COLUMNS.length + c + 1}`).join(", ")})`,
+        (_, r) => `(${EVENT_COLUMNS.map((__, c) => `$${r * EVENT_COLUMNS.length + c + 1}`).join(", ")})`,
       );
       await client.query("BEGIN");
       await client.query(
-        `INSERT INTO events (${COLUMNS.join(", ")}) VALUES ${values.join(", ")} ON CONFLICT (uid) DO NOTHING`,
-        slice.flatMap((row) => COLUMNS.map((c) => row[c])),
+        `INSERT INTO events (${EVENT_COLUMNS.join(", ")}) VALUES ${values.join(", ")} ON CONFLICT (uid) DO NOTHING`,
+        slice.flatMap((row) => EVENT_COLUMNS.map((c) => row[c])),
       );
       await client.query("COMMIT");
     }

@@ -9,7 +9,6 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SeededRandom } from "../core/SeededRandom.js";
-import { BATCH_LIMITS } from "../protocol/messages.js";
 import { FlashKvStore } from "../firmware/storage/flash/FlashKvStore.js";
 import { MemoryFlashFs } from "../firmware/storage/flash/MemoryFlashFs.js";
 import { HubIds } from "../hub/HubIds.js";
@@ -17,11 +16,11 @@ import { SqliteConnection } from "../hub/store/sqlite/SqliteConnection.js";
 import { FakeClock } from "../runtime/FakeClock.js";
 import { SimulatedModule } from "../runtime/SimulatedModule.js";
 import { startHub, type RunningHub } from "../runtime/startHub.js";
+import { rawSqliteEventRate, timeOneSync, type EventRow } from "./eventCeiling.js";
 import { fmt, printTable } from "./stats.js";
 
 const arg = process.argv.indexOf("--notes");
 const NOTES = arg > 0 ? Number(process.argv[arg + 1]) : 20_000;
-const BATCH = BATCH_LIMITS.notes;
 
 const body = (i: number) => ({
   temp: 20 + (i % 100) / 10,
@@ -29,8 +28,6 @@ const body = (i: number) => ({
   seq: i,
   site: "bench-site",
 });
-
-type EventRow = Record<string, unknown>;
 
 async function syncRate(transport: "in-process" | "https"): Promise<{ rate: number; rows: EventRow[] }> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-sync-"));
@@ -60,25 +57,7 @@ async function syncRate(transport: "in-process" | "https"): Promise<{ rate: numb
           : { inProcess: services.sync, product },
     });
     const module = sim.module;
-    await module.request({ req: "hub.sync" });
-    await module.sync.idle();
-    // A warm-up sync of a tenth as many notes (in a file of their own), so that the timed one runs
-    // compiled code on both ends, as a hub that has been up for a while does.
-    for (let i = 0; i < NOTES / 10; i++)
-      await module.request({ req: "note.add", file: "warmup.qo", body: body(i) });
-    await module.request({ req: "hub.sync" });
-    await module.sync.idle();
-    for (let i = 0; i < NOTES; i++) {
-      const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
-      if (reply?.["err"]) throw new Error(String(reply["err"]));
-    }
-    const started = performance.now();
-    await module.request({ req: "hub.sync" });
-    await module.sync.idle();
-    const seconds = (performance.now() - started) / 1000;
-    const status = await module.request({ req: "hub.sync.status" });
-    if (!String(status?.["status"]).includes("{sync-end}"))
-      throw new Error(`sync failed: ${JSON.stringify(status)}`);
+    const seconds = await timeOneSync(module, NOTES, body);
     const left = module.notebox.file("sensors.qo")?.notes.size ?? 0;
     if (left !== 0) throw new Error(`${left} notes were not sent`);
     const rows = new SqliteConnection(join(dir, "hub.db")).db
@@ -93,38 +72,6 @@ async function syncRate(transport: "in-process" | "https"): Promise<{ rate: numb
   }
 }
 
-/** The ceiling: the same event rows inserted into a fresh hub database directly, batch by batch. */
-async function rawRate(stored: EventRow[]): Promise<number> {
-  const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
-  const sql = new SqliteConnection(join(dir, "hub.db"));
-  try {
-    const insert = sql.db.prepare(
-      `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`,
-    );
-    const rows = stored.map((r) => [
-      r["uid"],
-      r["project_uid"],
-      r["device_uid"],
-      r["session_uid"],
-      r["file"],
-      r["received"],
-      r["captured"],
-      r["billable"],
-      r["data"],
-    ]);
-    const batch = sql.db.transaction((slice: unknown[][]) => {
-      for (const row of slice) insert.run(...row);
-    });
-    const started = performance.now();
-    for (let i = 0; i < rows.length; i += BATCH) batch(rows.slice(i, i + BATCH));
-    return NOTES / ((performance.now() - started) / 1000);
-  } finally {
-    sql.close();
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
 // The ceiling's commits wait on the disk, whose latency varies from run to run: each path runs
 // `--runs` times (5 by default), interleaved, and the medians are compared.
 const runsArg = process.argv.indexOf("--runs");
@@ -135,7 +82,7 @@ for (let run = 0; run < RUNS; run++) {
   const local = await syncRate("in-process");
   samples.inProcess.push(local.rate);
   samples.https.push((await syncRate("https")).rate);
-  samples.raw.push(await rawRate(local.rows));
+  samples.raw.push(await rawSqliteEventRate(local.rows));
 }
 // Each run's sync is compared with that run's ceiling (measured right after it, on the same
 // disk state), and the medians of those ratios reported.

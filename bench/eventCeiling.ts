@@ -1,0 +1,79 @@
+// What the sync benchmarks share: one timed sync of a module's queued notes (after a warm-up), and
+// the SQLite ceiling they are compared with (the very event rows stored, inserted again into a
+// fresh hub database of the same schema by one prepared statement, in transactions of the sync's
+// batch size). bench/postgres.ts measures its own ceiling, on PostgreSQL, with the same columns.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { JsonObject } from "../core/json.js";
+import { SqliteConnection } from "../hub/store/sqlite/SqliteConnection.js";
+import { BATCH_LIMITS } from "../protocol/messages.js";
+import type { SimulatedModule } from "../runtime/SimulatedModule.js";
+
+export type EventRow = Record<string, unknown>;
+
+/** The columns of an event row the ceilings insert (the hub's events table, as the sync writes it). */
+export const EVENT_COLUMNS = [
+  "uid",
+  "project_uid",
+  "device_uid",
+  "session_uid",
+  "file",
+  "received",
+  "captured",
+  "billable",
+  "data",
+];
+
+/**
+ * Seconds of one sync of `notes` notes queued in `sensors.qo`, after a first sync and a warm-up
+ * sync of a tenth as many (in a file of their own), so that the timed one runs compiled code on
+ * both ends, as a hub that has been up for a while does. Throws unless the sync ended well.
+ */
+export async function timeOneSync(
+  module: SimulatedModule["module"],
+  notes: number,
+  body: (i: number) => JsonObject,
+): Promise<number> {
+  await module.request({ req: "hub.sync" });
+  await module.sync.idle();
+  for (let i = 0; i < notes / 10; i++)
+    await module.request({ req: "note.add", file: "warmup.qo", body: body(i) });
+  await module.request({ req: "hub.sync" });
+  await module.sync.idle();
+  for (let i = 0; i < notes; i++) {
+    const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
+    if (reply?.["err"]) throw new Error(String(reply["err"]));
+  }
+  const started = performance.now();
+  await module.request({ req: "hub.sync" });
+  await module.sync.idle();
+  const seconds = (performance.now() - started) / 1000;
+  const status = await module.request({ req: "hub.sync.status" });
+  if (!String(status?.["status"]).includes("{sync-end}"))
+    throw new Error(`sync failed: ${JSON.stringify(status)}`);
+  return seconds;
+}
+
+/** Rows per second of `rows` inserted into a fresh hub database (SQLite, on the temp disk), batch by batch. */
+export async function rawSqliteEventRate(rows: readonly EventRow[]): Promise<number> {
+  const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
+  const sql = new SqliteConnection(join(dir, "hub.db"));
+  try {
+    const insert = sql.db.prepare(
+      `INSERT INTO events (${EVENT_COLUMNS.join(", ")})
+       VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (uid) DO NOTHING`,
+    );
+    const values = rows.map((r) => EVENT_COLUMNS.map((k) => r[k]));
+    const batch = sql.db.transaction((slice: unknown[][]) => {
+      for (const row of slice) insert.run(...row);
+    });
+    const size = BATCH_LIMITS.notes;
+    const started = performance.now();
+    for (let i = 0; i < values.length; i += size) batch(values.slice(i, i + size));
+    return values.length / ((performance.now() - started) / 1000);
+  } finally {
+    sql.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
