@@ -1,7 +1,6 @@
 import type { JsonObject } from "../../core/json.js";
-import { inBackground } from "../inBackground.js";
 import type { ModuleCore } from "../ModuleCore.js";
-import { SensorTimer } from "../sensors/SensorTimer.js";
+import { PeriodicLog } from "../sensors/PeriodicLog.js";
 import type { TemperatureSensor } from "../sensors/TemperatureSensor.js";
 import { measuredVoltage } from "./VoltagePolicy.js";
 
@@ -25,14 +24,18 @@ export interface PowerSettings {
  * With a Mojo attached the module logs a reading to `_log.qo` every `minutes` (default 720).
  */
 export class PowerMonitor {
-  readonly #timer: SensorTimer;
-  #disposed = false;
+  readonly #logging: PeriodicLog;
 
   constructor(
     private readonly module: ModuleCore,
     private readonly temperature: TemperatureSensor,
   ) {
-    this.#timer = new SensorTimer(module.clock);
+    this.#logging = new PeriodicLog(
+      module,
+      "power logging",
+      () => (this.minutes > 0 ? this.minutes : undefined),
+      () => this.#log(),
+    );
   }
 
   get settings(): PowerSettings {
@@ -73,25 +76,11 @@ export class PowerMonitor {
 
   /** Plans the next `_log.qo` note, `minutes` from now (after a change of `minutes`, or a note). */
   reconfigure(): void {
-    this.#timer.clear();
-    const minutes = this.minutes;
-    if (this.#disposed || minutes <= 0) return;
-    this.#timer.set(minutes * 60_000, () =>
-      inBackground(
-        this.module,
-        "power logging",
-        () => {
-          this.#log();
-          this.reconfigure();
-        },
-        () => this.#disposed,
-      ),
-    );
+    this.#logging.reconfigure();
   }
 
   dispose(): void {
-    this.#disposed = true;
-    this.#timer.clear();
+    this.#logging.dispose();
   }
 
   #log(): void {

@@ -1,10 +1,9 @@
 import type { ModuleCore } from "../ModuleCore.js";
 import { measuredVoltage } from "../power/VoltagePolicy.js";
 import { readSettings, SENSOR_KEYS, type TempSettings } from "./SensorSettings.js";
-import { SensorTimer } from "./SensorTimer.js";
+import { PeriodicLog } from "./PeriodicLog.js";
 import { periodFor } from "./voltageVariableSetting.js";
 import type { JsonObject } from "../../core/json.js";
-import { inBackground } from "../inBackground.js";
 
 export const TEMP_FILE = "_temp.qo";
 /** The on-board sensor's resolution, degrees Celsius (readings like 27.625). */
@@ -18,12 +17,16 @@ const RESOLUTION = 1 / 16;
  */
 export class TemperatureSensor {
   readonly #module: ModuleCore;
-  readonly #timer: SensorTimer;
-  #disposed = false;
+  readonly #logging: PeriodicLog;
 
   constructor(module: ModuleCore) {
     this.#module = module;
-    this.#timer = new SensorTimer(module.clock);
+    this.#logging = new PeriodicLog(
+      module,
+      "temperature logging",
+      () => this.minutes,
+      () => this.#log(),
+    );
   }
 
   get settings(): TempSettings {
@@ -62,25 +65,11 @@ export class TemperatureSensor {
   }
 
   reconfigure(): void {
-    this.#timer.clear();
-    const minutes = this.minutes;
-    if (minutes === undefined || this.#disposed) return;
-    this.#timer.set(minutes * 60_000, () =>
-      inBackground(
-        this.#module,
-        "temperature logging",
-        () => {
-          this.#log();
-          this.reconfigure();
-        },
-        () => this.#disposed,
-      ),
-    );
+    this.#logging.reconfigure();
   }
 
   dispose(): void {
-    this.#disposed = true;
-    this.#timer.clear();
+    this.#logging.dispose();
   }
 
   #log(): void {
