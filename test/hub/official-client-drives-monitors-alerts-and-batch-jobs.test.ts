@@ -4,6 +4,7 @@ import NotehubJs from "@blues-inc/notehub-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { JOB_STEP_MS } from "../../hub/jobs/JobService.js";
 import { TestHub } from "./support/hubFixture.js";
+import { callOperation } from "./support/officialClient.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -87,21 +88,7 @@ describe("the official client drives monitors, alerts and batch jobs", () => {
       pathParams: object,
       query: object = {},
       body: unknown = null,
-    ) =>
-      client.callApi(
-        path,
-        method,
-        pathParams,
-        query,
-        {},
-        {},
-        body,
-        ["api_key"],
-        ["application/json"],
-        ["application/json"],
-        Object,
-        null,
-      );
+    ) => callOperation(client, method, path, pathParams, { query, body });
     const J = "/v1/projects/{projectUID}/jobs";
     const step = async (n: number) => {
       for (let i = 0; i < n; i++) {

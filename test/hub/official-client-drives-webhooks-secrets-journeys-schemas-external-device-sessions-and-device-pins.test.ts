@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import NotehubJs from "@blues-inc/notehub-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TestHub } from "./support/hubFixture.js";
+import { callOperation } from "./support/officialClient.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -21,20 +22,7 @@ describe("the official client drives webhooks, secrets, journeys, schemas, exter
   let product: string;
 
   const call = (method: string, path: string, pathParams: object, body: unknown = null, query: object = {}) =>
-    client.callApi(
-      path,
-      method,
-      pathParams,
-      query,
-      {},
-      {},
-      body,
-      ["api_key"],
-      ["application/json"],
-      ["application/json"],
-      Object,
-      null,
-    );
+    callOperation(client, method, path, pathParams, { query, body });
 
   beforeAll(async () => {
     hub = await TestHub.start();
