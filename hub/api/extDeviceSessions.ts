@@ -116,15 +116,7 @@ async function close(
     endedSec,
     data: { ...session.data, ...rest, why_session_closed: why },
   };
-  await ctx.services.store.telemetry.addSession(ended);
-  await sessionEvent(ctx, device, ended, why);
-  await ctx.services.store.devices.putDevice({
-    uid: device.uid,
-    projectUid: device.projectUid,
-    productUid: device.productUid,
-    connected: false,
-    lastActivity: ctx.now,
-  });
+  await record(ctx, device, ended, why, false);
 }
 
 async function open(ctx: ProjectContext, device: DeviceRecord, more: JsonObject, why: string): Promise<void> {
@@ -142,13 +134,24 @@ async function open(ctx: ProjectContext, device: DeviceRecord, more: JsonObject,
     firstSync: false,
     data: { ...rest, product: device.productUid },
   };
+  await record(ctx, device, session, why, true);
+}
+
+/** A session begun or ended: its record, its `_session.qo` event, the device (not) connected by it. */
+async function record(
+  ctx: ProjectContext,
+  device: DeviceRecord,
+  session: SessionRecord,
+  why: string,
+  connected: boolean,
+): Promise<void> {
   await ctx.services.store.telemetry.addSession(session);
   await sessionEvent(ctx, device, session, why);
   await ctx.services.store.devices.putDevice({
     uid: device.uid,
     projectUid: device.projectUid,
     productUid: device.productUid,
-    connected: true,
+    connected,
     lastActivity: ctx.now,
   });
 }
