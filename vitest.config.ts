@@ -41,6 +41,7 @@ export const E2E = [
   "test/sync-modes/thirty-days-of-periodic-sync-through-outages-a-discharge-and-a-power-change-keep-to-the-schedule.test.ts",
   "test/radio/thirty-days-of-poor-coverage-on-a-sagging-battery-cost-an-exact-charge.test.ts",
   "test/runtime/fleet/a-fleet-in-two-worker-threads-syncs-over-https-with-a-listening-hub-every-note-once.test.ts",
+  "test/runtime/fleet/a-fleet-against-a-hub-elsewhere-makes-its-environment-changes-and-firmware-campaign-once-through-that-hub-s-api.test.ts",
   "test/runtime/fleet/a-fleet-of-200-modules-running-a-day-of-the-sensors-workload-leaves-96-events-per-device-each-note-once.test.ts",
 ];
 

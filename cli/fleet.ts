@@ -15,6 +15,7 @@ interface FleetCommandOptions {
   dir?: string;
   hub?: string;
   hubCa?: string;
+  hubToken?: string;
   product?: string;
   speed?: number | "max";
   shard?: Shard;
@@ -65,7 +66,8 @@ function parseShardOption(text: string): Shard {
  * start path would hold.
  */
 function workloadMistake(error: unknown): CliError | undefined {
-  return error instanceof Error && error.name === "WorkloadError" ? new CliError(error.message) : undefined;
+  const mistake = ["WorkloadError", "HubElsewhereError"];
+  return error instanceof Error && mistake.includes(error.name) ? new CliError(error.message) : undefined;
 }
 
 /** The workload named: a built-in one, or a YAML or JSON file read and checked (one line per mistake). */
@@ -108,7 +110,7 @@ function checkCombination(options: FleetCommandOptions): void {
 /** The fleet's own hub (`--dir`), or the one `--hub` names (its CA and product from the flags or DIR's credentials). */
 async function fleetHub(options: FleetCommandOptions): Promise<FleetHub> {
   if (!options.hub) return { dir: options.dir! };
-  const { readNamedInputs } = await import("../runtime/rigInputs.js");
+  const { readNamedInputs, readHubCredentials } = await import("../runtime/rigInputs.js");
   const named = {
     hub: {
       url: options.hub,
@@ -122,8 +124,10 @@ async function fleetHub(options: FleetCommandOptions): Promise<FleetHub> {
   });
   const hub = read.hub;
   if (!hub || !("url" in hub)) throw new CliError(`--hub ${options.hub}: not a hub URL`);
+  const token = options.hubToken ?? (await readHubCredentials(options.dir ?? ".")).token;
   return {
     url: hub.url,
+    ...(token ? { token } : {}),
     ...(hub.ca ? { ca: hub.ca } : {}),
     ...(hub.product ? { product: hub.product } : {}),
   };
@@ -153,6 +157,10 @@ export function registerFleetCommand(program: Command): void {
     .option("--hub <URL>", "sync with this hub instead (https://HOST:PORT), in real time or at --speed")
     .option("--hub-ca <FILE>", "the hub's CA certificate (default: the one in DIR/credentials.json)")
     .option("--product <UID>", "the ProductUID to sync with (default: DIR/credentials.json's)")
+    .option(
+      "--hub-token <TOKEN>",
+      "the project owner's API token there, for the workload's environment changes and firmware campaign (default: DIR/credentials.json's)",
+    )
     .option(
       "--speed <max|Nx>",
       "max (a fake clock, the own hub only; the default there) or a multiple of real time like 60x (the default with --hub: 1x)",

@@ -50,6 +50,12 @@ export function parseHubUrl(url: string): URL {
   throw new Error(`not a hub URL: "${url}" (expected https://HOST:PORT)`);
 }
 
+/** A CA certificate given as PEM text or as the path of a PEM file: its text. */
+export function caText(ca: string | undefined): string | undefined {
+  if (ca === undefined) return undefined;
+  return ca.includes("-----BEGIN") ? ca : readFileSync(ca, "utf8");
+}
+
 /** A kept-alive agent and how many links use it. */
 interface SharedAgent {
   readonly agent: HttpAgent | HttpsAgent;
@@ -63,7 +69,10 @@ interface SharedAgent {
  */
 const agents = new Map<string, SharedAgent>();
 
-function takeAgent(secure: boolean, ca: string | undefined): { key: string; agent: HttpAgent | HttpsAgent } {
+export function takeAgent(
+  secure: boolean,
+  ca: string | undefined,
+): { key: string; agent: HttpAgent | HttpsAgent } {
   const key = `${secure ? "https" : "http"}\n${ca ?? ""}`;
   let shared = agents.get(key);
   if (!shared) {
@@ -76,7 +85,7 @@ function takeAgent(secure: boolean, ca: string | undefined): { key: string; agen
   return { key, agent: shared.agent };
 }
 
-function releaseAgent(key: string): void {
+export function releaseAgent(key: string): void {
   const shared = agents.get(key);
   if (!shared || --shared.users > 0) return;
   agents.delete(key);
@@ -103,13 +112,7 @@ export class HttpsHubLink implements HubLink {
   constructor(options: HttpsHubLinkOptions) {
     this.#url = new URL(DEVICE_SYNC_PATH, parseHubUrl(options.url));
     this.secure = this.#url.protocol === "https:";
-    const ca =
-      options.ca === undefined
-        ? undefined
-        : options.ca.includes("-----BEGIN")
-          ? options.ca
-          : readFileSync(options.ca, "utf8");
-    const { key, agent } = takeAgent(this.secure, ca);
+    const { key, agent } = takeAgent(this.secure, caText(options.ca));
     this.#agent = agent;
     this.#agentKey = key;
     this.#timeoutMs = options.timeoutMs ?? 30_000;

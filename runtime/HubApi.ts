@@ -81,9 +81,27 @@ export interface DfuDevices {
 
 export type FirmwareType = "host" | "notecard";
 
-/** What a hub gives its API: the fastify app (made on first use), its owner's token, its project. */
+/** One call of the REST API as it goes to the hub: the path with its query, headers, body. */
+export interface HubApiCall {
+  readonly method: string;
+  readonly url: string;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly payload?: Buffer;
+}
+
+/** The hub's answer to a call: the status, the headers (lower-case names) and the raw body. */
+export interface HubApiAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly raw: Buffer;
+}
+
+/**
+ * What a hub gives its API: the way calls reach it (its fastify app in this process, or HTTP to a
+ * hub elsewhere), its owner's token, its project.
+ */
 export interface HubApiSource {
-  app(): Promise<FastifyInstance>;
+  send(call: HubApiCall): Promise<HubApiAnswer>;
   readonly token: string;
   readonly projectUid: string;
   readonly productUid: string;
@@ -93,6 +111,26 @@ export interface HubApiSource {
 }
 
 const enc = encodeURIComponent;
+
+/** Calls into a fastify app in this process (made on first use), without sockets (`inject`). */
+export function injectedInto(app: () => Promise<FastifyInstance>): HubApiSource["send"] {
+  return async (call) => {
+    const response = await (
+      await app()
+    ).inject({
+      method: call.method as "GET",
+      url: call.url,
+      headers: call.headers,
+      ...(call.payload === undefined ? {} : { payload: call.payload }),
+    });
+    const headers: Record<string, string> = {};
+    for (const [name, value] of Object.entries(response.headers)) {
+      if (value !== undefined)
+        headers[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
+    }
+    return { status: response.statusCode, headers, raw: response.rawPayload };
+  };
+}
 
 function queryString(query: HubQuery | undefined): string {
   const params = new URLSearchParams();
@@ -144,7 +182,6 @@ export class HubApi {
     body?: HubRequestBody,
     options: { query?: HubQuery; headers?: Readonly<Record<string, string>> } = {},
   ): Promise<HubResponse<T>> {
-    const app = await this.#source.app();
     const bytes = body instanceof Uint8Array;
     const headers: Record<string, string> = {
       authorization: `Bearer ${this.#source.token}`,
@@ -153,21 +190,18 @@ export class HubApi {
         : { "content-type": bytes ? "application/octet-stream" : "application/json" }),
       ...options.headers,
     };
-    const response = await app.inject({
-      method: method.toUpperCase() as "GET",
+    const answer = await this.#source.send({
+      method: method.toUpperCase(),
       url: `${path}${queryString(options.query)}`,
       headers,
-      ...(body === undefined ? {} : { payload: bytes ? Buffer.from(body) : JSON.stringify(body) }),
+      ...(body === undefined
+        ? {}
+        : { payload: bytes ? Buffer.from(body) : Buffer.from(JSON.stringify(body), "utf8") }),
     });
-    const out: Record<string, string> = {};
-    for (const [name, value] of Object.entries(response.headers)) {
-      if (value !== undefined)
-        out[name.toLowerCase()] = Array.isArray(value) ? value.join(", ") : String(value);
-    }
     return {
-      status: response.statusCode,
-      body: parseBody(out["content-type"], response.rawPayload) as T,
-      headers: out,
+      status: answer.status,
+      body: parseBody(answer.headers["content-type"], answer.raw) as T,
+      headers: answer.headers,
     };
   }
 

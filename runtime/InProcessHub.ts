@@ -7,7 +7,7 @@ import { HubIds } from "../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../hub/HubServices.js";
 import type { ListeningAddress } from "../hub/routing/RouteTargets.js";
 import type { HubStore } from "../hub/store/HubStore.js";
-import { HubApi, type HubListener } from "./HubApi.js";
+import { HubApi, injectedInto, type HubListener } from "./HubApi.js";
 import { openHubStore, type StoreLocation } from "./openHubStore.js";
 import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import { serveHubApp } from "./serveHubApp.js";
@@ -56,7 +56,7 @@ export class InProcessHub extends HubApi {
     const app = () =>
       (parts.app ??= buildHubApp({ services: parts.services, logger: false }).then((b) => b.app));
     super({
-      app,
+      send: injectedInto(app),
       token: parts.token,
       projectUid: parts.projectUid,
       productUid: parts.productUid,

@@ -76,6 +76,12 @@ export {
   type HubRequestBody,
   type HubResponse,
 } from "./HubApi.js";
+export {
+  connectHubApi,
+  HubElsewhereError,
+  type RemoteHubApi,
+  type RemoteHubApiOptions,
+} from "./remoteHubApi.js";
 export type { KvStore } from "../firmware/storage/KvStore.js";
 export { MemoryKvStore } from "../firmware/storage/MemoryKvStore.js";
 export { SimPowerSource, type PowerSource } from "../firmware/PowerSource.js";

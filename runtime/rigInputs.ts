@@ -115,6 +115,21 @@ async function readTrack(path: string, speed: number | undefined): Promise<Track
   }
 }
 
+/** What a local hub's credentials.json in `dir` says (nothing when there is none or it cannot be read). */
+export async function readHubCredentials(
+  dir: string,
+): Promise<{ ca_cert?: string | null; product_uid?: string; token?: string }> {
+  try {
+    return JSON.parse(await readFile(join(dir, "credentials.json"), "utf8")) as {
+      ca_cert?: string | null;
+      product_uid?: string;
+      token?: string;
+    };
+  } catch {
+    return {};
+  }
+}
+
 /** `--hub URL`: HTTPS to that hub, trusting its CA (from --hub-ca or credentials.json). */
 async function hubNamed(named: NonNullable<RigNamedInputs["hub"]>): Promise<HubConnection> {
   const { parseHubUrl } = await import("./HttpsHubLink.js");
@@ -123,14 +138,8 @@ async function hubNamed(named: NonNullable<RigNamedInputs["hub"]>): Promise<HubC
   } catch (error) {
     throw new RigInputError(`--hub: ${(error as Error).message}`);
   }
-  let credentials: { ca_cert?: string | null; product_uid?: string } = {};
-  try {
-    credentials = JSON.parse(
-      await readFile(join(named.credentialsDir, "credentials.json"), "utf8"),
-    ) as typeof credentials;
-  } catch {
-    // No local hub's credentials: --hub-ca and --product (or the host's hub.set product) say it.
-  }
+  // No local hub's credentials: --hub-ca and --product (or the host's hub.set product) say it.
+  const credentials = await readHubCredentials(named.credentialsDir);
   const ca = named.ca ?? credentials.ca_cert ?? undefined;
   const product = named.product ?? credentials.product_uid;
   if (ca !== undefined) {

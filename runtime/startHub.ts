@@ -14,7 +14,7 @@ import type { FastifyInstance } from "fastify";
 import type { Logger } from "pino";
 import type { Clock } from "../core/Clock.js";
 import { DEFAULT_LISTEN, DEFAULT_TLS_LISTEN } from "./hubDefaults.js";
-import { HubApi } from "./HubApi.js";
+import { HubApi, injectedInto } from "./HubApi.js";
 import { SeededNodeCrypto } from "./SeededNodeCrypto.js";
 import { SystemClock } from "./SystemClock.js";
 import type { HubServices } from "../hub/HubServices.js";
@@ -388,7 +388,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     const finalHttp = httpServer!;
     const finalHttps = httpsServer;
     const api = new HubApi({
-      app: () => Promise.resolve(finalApp),
+      send: injectedInto(() => Promise.resolve(finalApp)),
       token: credentials.token,
       projectUid: credentials.project_uid,
       productUid: credentials.product_uid,

@@ -13,17 +13,9 @@ import { startHub, type RunningHub } from "../startHub.js";
 import { parseTrack } from "../tracks/parseTrack.js";
 import { AcceleratedClock } from "./AcceleratedClock.js";
 import { hashSeed } from "./bodies.js";
-import { fleetCampaigns } from "./fleetCampaigns.js";
-import {
-  fleetDeviceUid,
-  fleetSerial,
-  fleetTag,
-  groupAt,
-  groupRanges,
-  placesOf,
-  WHOLE,
-  type Shard,
-} from "./fleetIdentity.js";
+import { fleetCampaigns, hasCampaigns } from "./fleetCampaigns.js";
+import { connectHubApi, type RemoteHubApi } from "../remoteHubApi.js";
+import { fleetSeats, type Shard } from "./fleetIdentity.js";
 import {
   compileGroup,
   FleetMember,
@@ -45,7 +37,16 @@ import { WorkloadError, type Workload } from "./workload.js";
 /** Where a fleet's hub is: one of its own in this process, its store a hub directory; or a hub elsewhere. */
 export type FleetHub =
   | { readonly dir: string }
-  | { readonly url: string; readonly ca?: string; readonly product?: string }
+  | {
+      readonly url: string;
+      readonly ca?: string;
+      readonly product?: string;
+      /**
+       * The project owner's API token on that hub: the workload's environment changes and firmware
+       * campaign are made through its REST API (without one, a workload that has them is refused).
+       */
+      readonly token?: string;
+    }
   | {
       /** A hub of the caller's on the fleet's `clock` (an InProcessHub's `connection()`, its API). */
       readonly connection: HubConnection;
@@ -104,6 +105,8 @@ export class Fleet {
   #stopFeed: (() => void) | undefined;
   /** Sync messages the hub in this process is handling now (it may wait on real I/O). */
   #inFlight = 0;
+  /** The REST API of a hub elsewhere (given its token), for the workload's campaigns. */
+  #remote: RemoteHubApi | undefined;
 
   private constructor(
     readonly options: FleetOptions,
@@ -133,6 +136,7 @@ export class Fleet {
       "dir" in options.hub ? await startOwnHub(options.hub.dir, clock, options.workload) : undefined;
     const fleet = new Fleet(options, clock, hub);
     try {
+      fleet.#remote = await remoteApiFor(options);
       await fleet.#boot();
     } catch (error) {
       await fleet.close();
@@ -151,19 +155,11 @@ export class Fleet {
     const { workload } = options;
     const tracks = await readTracks(workload, options.workloadDir);
     const groups = workload.groups.map((g, i) => compileGroup(g, i, tracks[i]));
-    const ends = groupRanges(workload, options.modules);
-    const tag = fleetTag(workload);
     const wanted = new Set(options.timelines ?? []);
-    for (const place of placesOf(options.modules, options.shard ?? WHOLE, options.part ?? WHOLE)) {
-      const g = groupAt(ends, place);
-      const deviceUid = fleetDeviceUid(tag, place);
-      const member = await this.#bootMember(
-        place,
-        deviceUid,
-        groups[g]!,
-        fleetSerial(workload, groups[g]!.load.name, place),
-      );
-      if (wanted.has(deviceUid) || wanted.has(String(place))) this.#timelines.set(deviceUid, []);
+    for (const seat of fleetSeats(workload, options.modules, options.shard, options.part)) {
+      const member = await this.#bootMember(seat.place, seat.deviceUid, groups[seat.group]!, seat.serial);
+      if (wanted.has(seat.deviceUid) || wanted.has(String(seat.place)))
+        this.#timelines.set(seat.deviceUid, []);
       this.#members.push(member);
     }
     this.counts.modules = this.#members.length;
@@ -253,8 +249,14 @@ export class Fleet {
     const startedAt = this.clock.now();
     this.#context.end = startedAt + durationMs;
     for (const member of this.#members) await member.start(this.#context);
-    const api = this.hub ?? ("api" in this.options.hub ? this.options.hub.api : undefined);
-    const campaigns = api ? fleetCampaigns(api, this.clock, this.#members, this.counts) : undefined;
+    const api =
+      this.hub ?? ("api" in this.options.hub ? this.options.hub.api : undefined) ?? this.#remote?.api;
+    const targets = this.#members.map((m) => ({
+      place: m.place,
+      deviceUid: m.deviceUid,
+      load: m.group.load,
+    }));
+    const campaigns = api ? fleetCampaigns(api, this.clock, targets, this.counts) : undefined;
     const progress = (simulatedMs: number) =>
       onProgress?.({
         simulatedMs,
@@ -349,7 +351,29 @@ export class Fleet {
     this.#stopFeed?.();
     for (const member of this.#members.splice(0)) await member.rig.close();
     await this.hub?.close();
+    this.#remote?.close();
   }
+}
+
+/**
+ * The REST API of the hub elsewhere a workload's campaigns need (none when it has none, or when
+ * the hub is the fleet's own or the caller's); a workload with campaigns and no token is refused.
+ */
+export async function remoteApiFor(
+  options: Pick<FleetOptions, "hub" | "workload">,
+): Promise<RemoteHubApi | undefined> {
+  const hub = options.hub;
+  if (!("url" in hub) || !hasCampaigns(options.workload)) return undefined;
+  if (hub.token === undefined)
+    throw new WorkloadError(
+      "the workload's environment changes and firmware campaign are made through the hub's API: give the project owner's token (--hub-token TOKEN, or --dir of the hub whose credentials.json holds it)",
+    );
+  return connectHubApi({
+    url: hub.url,
+    token: hub.token,
+    ...(hub.ca ? { ca: hub.ca } : {}),
+    ...(hub.product ? { product: hub.product } : {}),
+  });
 }
 
 /** The fleet's own hub: a hub directory on the fleet's clock, its HTTP API on a free loopback port. */

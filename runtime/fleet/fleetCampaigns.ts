@@ -2,9 +2,49 @@ import type { Clock, TimerHandle } from "../../core/Clock.js";
 import type { HubApi } from "../HubApi.js";
 import { countError, type FleetCounts } from "./FleetStats.js";
 import { unitFor } from "./fleetIdentity.js";
-import type { FleetMember } from "./fleetMember.js";
-import { durationMs, type DfuCampaign, type EnvironmentChange } from "./workload.js";
+import type { FleetSeat } from "./fleetIdentity.js";
+import {
+  durationMs,
+  type DfuCampaign,
+  type EnvironmentChange,
+  type GroupLoad,
+  type Workload,
+} from "./workload.js";
 import { hashSeed } from "./bodies.js";
+
+/** A module a campaign reaches: its place, its DeviceUID and what its group does. */
+export interface CampaignTarget {
+  readonly place: number;
+  readonly deviceUid: string;
+  readonly load: GroupLoad;
+}
+
+/** Whether a workload does anything on the hub side (environment changes, a firmware campaign). */
+export function hasCampaigns(workload: Workload): boolean {
+  return workload.groups.some((g) => (g.environment?.length ?? 0) > 0 || g.dfu !== undefined);
+}
+
+/** The workload without its hub side: what the workers run when the thread that starts them does that part. */
+export function withoutCampaigns(workload: Workload): Workload {
+  return {
+    ...workload,
+    groups: workload.groups.map((group) => {
+      const { environment, dfu, ...rest } = group;
+      void environment;
+      void dfu;
+      return rest;
+    }),
+  };
+}
+
+/** The campaign targets of a workload's seats. */
+export function campaignTargets(workload: Workload, seats: readonly FleetSeat[]): CampaignTarget[] {
+  return seats.map((seat) => ({
+    place: seat.place,
+    deviceUid: seat.deviceUid,
+    load: workload.groups[seat.group]!,
+  }));
+}
 
 /** Devices per Perform DFU Action request (its query names them). */
 const DFU_BATCH = 100;
@@ -18,7 +58,7 @@ const DFU_BATCH = 100;
 export function fleetCampaigns(
   hub: HubApi,
   clock: Clock,
-  members: readonly FleetMember[],
+  members: readonly CampaignTarget[],
   counts: FleetCounts,
 ): { stop(): void; settled(): Promise<void> } {
   const timers: TimerHandle[] = [];
@@ -34,14 +74,14 @@ export function fleetCampaigns(
     pending.add(running);
     void running.finally(() => pending.delete(running));
   };
-  const byGroup = new Map<string, FleetMember[]>();
+  const byGroup = new Map<string, CampaignTarget[]>();
   for (const m of members) {
-    const list = byGroup.get(m.group.load.name) ?? [];
+    const list = byGroup.get(m.load.name) ?? [];
     list.push(m);
-    byGroup.set(m.group.load.name, list);
+    byGroup.set(m.load.name, list);
   }
   for (const [name, group] of byGroup) {
-    const load = group[0]!.group.load;
+    const load = group[0]!.load;
     for (const change of load.environment ?? []) {
       timers.push(
         clock.setTimer(
@@ -66,7 +106,7 @@ export function fleetCampaigns(
   };
 }
 
-async function setEnvironment(hub: HubApi, change: EnvironmentChange, group: readonly FleetMember[]) {
+async function setEnvironment(hub: HubApi, change: EnvironmentChange, group: readonly CampaignTarget[]) {
   if ((change.scope ?? "project") === "project") {
     await hub.setProjectEnvironmentVariables({ ...change.vars });
     return;
@@ -84,7 +124,7 @@ async function provisioned(hub: HubApi, deviceUid: string): Promise<void> {
 }
 
 /** A host image of `bytes` (seeded, with its version embedded), and an update for a share of the group. */
-async function campaign(hub: HubApi, groupName: string, dfu: DfuCampaign, group: readonly FleetMember[]) {
+async function campaign(hub: HubApi, groupName: string, dfu: DfuCampaign, group: readonly CampaignTarget[]) {
   const filename = `${groupName}-${dfu.version}.bin`;
   const seed = hashSeed(filename);
   const image = new Uint8Array(dfu.bytes);

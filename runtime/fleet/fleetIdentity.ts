@@ -33,6 +33,34 @@ export function placesOf(total: number, shard: Shard = WHOLE, part: Shard = WHOL
   return places;
 }
 
+/** A module's seat in the fleet: its place, its group (an index into the workload's groups), its identity. */
+export interface FleetSeat {
+  readonly place: number;
+  readonly group: number;
+  readonly deviceUid: string;
+  readonly serial: string;
+}
+
+/** The seats of the modules a shard (and a worker of it) runs, in place order. */
+export function fleetSeats(
+  workload: Workload,
+  total: number,
+  shard: Shard = WHOLE,
+  part: Shard = WHOLE,
+): FleetSeat[] {
+  const ends = groupRanges(workload, total);
+  const tag = fleetTag(workload);
+  return placesOf(total, shard, part).map((place) => {
+    const group = groupAt(ends, place);
+    return {
+      place,
+      group,
+      deviceUid: fleetDeviceUid(tag, place),
+      serial: fleetSerial(workload, workload.groups[group]!.name, place),
+    };
+  });
+}
+
 /** The fleet's tag: six digits from the workload's seed (or name), the same on every shard. */
 export function fleetTag(workload: Workload): number {
   return hashSeed(workload.seed ?? workload.name ?? "fleet") % 1_000_000;

@@ -9,6 +9,7 @@ const post = (report: WorkerReport) => parentPort!.postMessage(report);
 
 try {
   const fleet = await Fleet.start({ ...task.options, part: task.part });
+  post({ kind: "running" });
   try {
     let last = 0;
     await fleet.run(task.options.durationMs, (progress) => {

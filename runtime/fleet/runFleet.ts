@@ -1,5 +1,9 @@
 import { Worker } from "node:worker_threads";
-import { Fleet, type FleetOptions, type FleetProgress } from "./Fleet.js";
+import type { HubApi } from "../HubApi.js";
+import { AcceleratedClock } from "./AcceleratedClock.js";
+import { campaignTargets, fleetCampaigns, withoutCampaigns } from "./fleetCampaigns.js";
+import { Fleet, remoteApiFor, type FleetOptions, type FleetProgress } from "./Fleet.js";
+import { fleetSeats } from "./fleetIdentity.js";
 import {
   emptyCounts,
   mergeCounts,
@@ -30,6 +34,7 @@ export interface FleetRun {
 
 /** What a worker of a fleet posts to the thread that started it. */
 export type WorkerReport =
+  | { readonly kind: "running" }
   | { readonly kind: "progress"; readonly progress: FleetProgress }
   | {
       readonly kind: "done";
@@ -86,12 +91,20 @@ async function runInWorkers(options: FleetRunOptions, count: number): Promise<Fl
   const progress: FleetProgress[] = [];
   const counts = emptyCounts();
   const timelines: Record<string, FleetSession[]> = {};
+  // The hub side of the workload (its environment changes and firmware campaign) is done once,
+  // by this thread through the hub's API, for the modules of every worker; the workers only sync.
+  const remote = await remoteApiFor(options);
+  const hubSide = remote ? hubSideOf(options, remote.api) : undefined;
+  const forWorkers = remote ? { ...shared, workload: withoutCampaigns(options.workload) } : shared;
+  let running = 0;
   const runs = Array.from({ length: count }, (_, index) => {
-    const task: WorkerTask = { options: shared, part: { index, count } };
+    const task: WorkerTask = { options: forWorkers, part: { index, count } };
     const worker = startWorker(task);
     return new Promise<void>((resolve, reject) => {
       worker.on("message", (report: WorkerReport) => {
-        if (report.kind === "progress") {
+        if (report.kind === "running") {
+          if (++running === count) hubSide?.start(counts);
+        } else if (report.kind === "progress") {
           progress[index] = report.progress;
           onProgress?.(sumProgress(progress));
         } else if (report.kind === "done") {
@@ -107,7 +120,12 @@ async function runInWorkers(options: FleetRunOptions, count: number): Promise<Fl
       });
     });
   });
-  await Promise.all(runs);
+  try {
+    await Promise.all(runs);
+  } finally {
+    await hubSide?.stop();
+    remote?.close();
+  }
   const summary = summarize(counts, {
     simulatedMs: options.durationMs,
     wallMs: performance.now() - started,
@@ -115,6 +133,22 @@ async function runInWorkers(options: FleetRunOptions, count: number): Promise<Fl
     rssBytes: process.memoryUsage.rss(),
   });
   return { summary, timelines };
+}
+
+/** The workload's campaigns for every module of this shard, on a clock at the workers' speed from when they all run. */
+function hubSideOf(options: FleetRunOptions, api: HubApi) {
+  let campaigns: ReturnType<typeof fleetCampaigns> | undefined;
+  return {
+    start(counts: FleetCounts) {
+      const clock = new AcceleratedClock(typeof options.speed === "number" ? options.speed : 1);
+      const seats = fleetSeats(options.workload, options.modules, options.shard);
+      campaigns = fleetCampaigns(api, clock, campaignTargets(options.workload, seats), counts);
+    },
+    async stop() {
+      campaigns?.stop();
+      await campaigns?.settled();
+    },
+  };
 }
 
 function sumProgress(parts: readonly FleetProgress[]): FleetProgress {

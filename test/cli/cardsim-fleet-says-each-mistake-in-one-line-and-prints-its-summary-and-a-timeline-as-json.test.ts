@@ -15,6 +15,10 @@ beforeAll(() => {
     join(dir, "bad.yaml"),
     "groups:\n  - name: pumps\n    notefiles:\n      - { file: pump.qo, every: soon }\n",
   );
+  writeFileSync(
+    join(dir, "env.yaml"),
+    'groups:\n  - name: pumps\n    environment:\n      - { at: 1h, vars: { rate: "5" } }\n',
+  );
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
@@ -33,6 +37,23 @@ describe("cardsim fleet", () => {
       ],
       [["--modules", "3", "--dir", hub, "--workers", "2"], /--workers needs --hub URL/],
       [["--modules", "3", "--dir", hub, "--shard", "2/2"], /expected i\/N with 0 <= i < N/],
+      [
+        ["--modules", "3", "--hub", "https://127.0.0.1:1", "--workload", join(dir, "env.yaml")],
+        /are made through the hub's API: give the project owner's token \(--hub-token TOKEN/,
+      ],
+      [
+        [
+          "--modules",
+          "3",
+          "--hub",
+          "https://127.0.0.1:1",
+          "--hub-token",
+          "t",
+          "--workload",
+          join(dir, "env.yaml"),
+        ],
+        /the hub at https:\/\/127\.0\.0\.1:1 cannot be reached: ECONNREFUSED/,
+      ],
       [
         ["--modules", "3", "--dir", hub, "--workload", join(dir, "none.yaml")],
         /none\.yaml: no such file \(give sensors or a YAML or JSON workload file/,
