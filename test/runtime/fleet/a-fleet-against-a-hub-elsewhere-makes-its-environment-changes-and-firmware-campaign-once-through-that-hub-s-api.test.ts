@@ -2,7 +2,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseWorkload, runFleet, startHub, SystemClock, type RunningHub } from "cardsim";
+import { connectHubApi, parseWorkload, runFleet, startHub, SystemClock, type RunningHub } from "cardsim";
 
 // With a hub elsewhere (one listening on loopback with HTTPS, as `cardsim hub` does) and its
 // owner's token, a fleet in worker threads makes its workload's hub side through that hub's REST
@@ -110,5 +110,32 @@ describe("a fleet against a hub elsewhere, with the hub's token", () => {
         durationMs: 60_000,
       }),
     ).rejects.toThrow(/^the hub refused the token \(401\): give the project owner's token$/);
+  });
+});
+
+describe("connectHubApi, the REST API of a hub elsewhere", () => {
+  it("finds the project from the product, or the token's only project, and answers as in process", async () => {
+    const { token, ca_cert: ca, product_uid: product } = hub.credentials;
+    for (const options of [{ product }, {}]) {
+      const remote = await connectHubApi({ url: hub.tlsUrl!, token, ca: ca!, ...options });
+      try {
+        expect(remote.api.projectUid).toBe(hub.projectUid);
+        expect(remote.api.productUid).toBe(product);
+        const over = await remote.api.request("GET", `/v1/projects/${hub.projectUid}/devices`);
+        const here = await hub.request("GET", `/v1/projects/${hub.projectUid}/devices`);
+        expect(over.status).toBe(200);
+        expect(over.body).toEqual(here.body);
+        const missing = await remote.api.request("GET", `/v1/projects/${hub.projectUid}/devices/dev:000`);
+        expect(missing.status).toBe(404);
+        expect(missing.body).toEqual(
+          (await hub.request("GET", `/v1/projects/${hub.projectUid}/devices/dev:000`)).body,
+        );
+      } finally {
+        remote.close();
+      }
+    }
+    await expect(
+      connectHubApi({ url: hub.tlsUrl!, token, ca: ca!, product: "product:com.example:none" }),
+    ).rejects.toThrow("the hub has no product product:com.example:none: check --product");
   });
 });
