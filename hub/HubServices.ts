@@ -127,7 +127,7 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     options.secretKey ?? ephemeralSecretKey(),
     options.onTransformError,
   );
-  events.prepareWith((event) => integrations.transformEvent(event));
+  events.prepareWith((batch) => integrations.transformEvents(batch));
   const feed = new HubFeed();
   events.subscribe((event) => feed.event(event));
   const notifier = new SyncNotifier();

@@ -17,8 +17,11 @@ interface NoteSync {
   in?: 1;
 }
 
-function syncOf(note: Note): NoteSync {
-  return (note.sync ?? {}) as NoteSync;
+/** No sync state: what a note the module made and never merged has (no object made per note). */
+const NO_SYNC: Readonly<NoteSync> = Object.freeze({});
+
+function syncOf(note: Note): Readonly<NoteSync> {
+  return (note.sync as NoteSync | undefined) ?? NO_SYNC;
 }
 
 /**

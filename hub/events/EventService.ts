@@ -32,7 +32,7 @@ export type EventListener = (event: EventRecord) => void | Promise<void>;
  */
 export class EventService {
   readonly #listeners: { listener: EventListener }[] = [];
-  #prepare: ((event: NewEvent) => Promise<NewEvent>) | undefined;
+  #prepare: ((events: readonly NewEvent[]) => Promise<readonly NewEvent[]>) | undefined;
 
   constructor(
     private readonly store: HubStore,
@@ -42,16 +42,16 @@ export class EventService {
   ) {}
 
   /**
-   * What every event goes through before it is stored (the project's global transformation);
-   * set once by the hub's assembly.
+   * What every event goes through before it is stored (the project's global transformation), a
+   * batch at a time (the events given back in their order); set once by the hub's assembly.
    */
-  prepareWith(prepare: (event: NewEvent) => Promise<NewEvent>): void {
+  prepareWith(prepare: (events: readonly NewEvent[]) => Promise<readonly NewEvent[]>): void {
     this.#prepare = prepare;
   }
 
   /** Stores the event; resolves with the stored record (subscribers told as described above). */
   async record(event: NewEvent): Promise<EventRecord> {
-    const record = this.#make(this.#prepare ? await this.#prepare(event) : event);
+    const record = this.#make(this.#prepare ? (await this.#prepare([event]))[0]! : event);
     if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish(record));
     return record;
   }
@@ -64,7 +64,7 @@ export class EventService {
   async recordOnce(events: readonly (NewEvent & { uid: string })[]): Promise<EventRecord[]> {
     if (events.length === 0) return [];
     const prepare = this.#prepare;
-    const prepared = prepare ? await Promise.all(events.map((e) => prepare(e))) : events;
+    const prepared = prepare ? await prepare(events) : events;
     const records = prepared.map((e) => this.#make(e));
     const stored = await this.store.telemetry.addEvents(records);
     const fresh = records.filter((_, i) => stored[i]);

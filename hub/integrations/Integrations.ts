@@ -63,7 +63,27 @@ export class Integrations {
    */
   async transformEvent(event: NewEvent): Promise<NewEvent> {
     const setting = await this.#setting(event.projectUid);
-    if (!setting) return event;
+    return setting ? await this.#transform(setting, event) : event;
+  }
+
+  /**
+   * `transformEvent` of each event of a batch, in order: the setting is looked up once per
+   * project, and a batch no transformation applies to is given back as it came.
+   */
+  async transformEvents(events: readonly NewEvent[]): Promise<readonly NewEvent[]> {
+    const settings = new Map<string, string | undefined>();
+    for (const { projectUid } of events)
+      if (!settings.has(projectUid)) settings.set(projectUid, await this.#setting(projectUid));
+    if ([...settings.values()].every((setting) => setting === undefined)) return events;
+    return Promise.all(
+      events.map((event) => {
+        const setting = settings.get(event.projectUid);
+        return setting ? this.#transform(setting, event) : event;
+      }),
+    );
+  }
+
+  async #transform(setting: string, event: NewEvent): Promise<NewEvent> {
     const input: JsonObject = { device: event.deviceUid, file: event.file, ...event.data };
     if (event.whenSec !== undefined && input["when"] === undefined) input["when"] = event.whenSec;
     try {

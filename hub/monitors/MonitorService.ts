@@ -116,8 +116,11 @@ export class MonitorService {
   /** Events in the order they were stored; one look at a project's monitors per batch. */
   async #events(batch: readonly EventRecord[]): Promise<void> {
     const byProject = new Map<string, EventRecord[]>();
-    for (const event of batch)
-      byProject.set(event.projectUid, [...(byProject.get(event.projectUid) ?? []), event]);
+    for (const event of batch) {
+      const list = byProject.get(event.projectUid);
+      if (list) list.push(event);
+      else byProject.set(event.projectUid, [event]);
+    }
     for (const [projectUid, events] of byProject) {
       const monitors = (await this.store.monitors.listMonitors(projectUid))
         .map((m) => ({ m, rules: monitorRules(m.settings) }))

@@ -60,6 +60,13 @@ export class SqliteTelemetryStore implements TelemetryStore {
   }
 
   async addEvents(events: readonly EventRecord[]): Promise<boolean[]> {
+    // A batch's events are mostly of one notefile: whether it is billed is worked out once.
+    const billable = new Map<string, number>();
+    const billableOf = (file: string) => {
+      let value = billable.get(file);
+      if (value === undefined) billable.set(file, (value = int(isBillableFile(file))));
+      return value;
+    };
     const insert = (e: EventRecord) =>
       this.sql.run(
         INSERT_EVENT,
@@ -70,7 +77,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
         e.file,
         e.received,
         e.whenSec,
-        int(isBillableFile(e.file)),
+        billableOf(e.file),
         e.dataText ?? JSON.stringify(e.data),
       ).changes > 0;
     if (events.length === 1) return [insert(events[0]!)];

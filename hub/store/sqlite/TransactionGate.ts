@@ -62,7 +62,7 @@ function live(frame: Frame | undefined): Frame | undefined {
  * transaction, which would never end.
  */
 export class TransactionGate {
-  readonly #context = new AsyncLocalStorage<Frame>();
+  readonly #context = new AsyncLocalStorage<Frame | undefined>();
   /** Open transactions, outermost first. */
   readonly #stack: Frame[] = [];
   readonly #queue: Waiter[] = [];
@@ -231,7 +231,9 @@ export class TransactionGate {
         const action = this.#actions.shift();
         if (!action) break;
         try {
-          this.#context.exit(action);
+          // Outside any transaction: `run` with none, not `exit`, which switches the context
+          // tracking off and on again (costly, once per committed transaction).
+          this.#context.run(undefined, action);
         } catch {
           // Actions handle their own errors; the commit stands and the other actions run.
         }
