@@ -190,11 +190,17 @@ export class SessionOpening {
 
   /**
    * The images the hub wants the device to take, as its `firmware` message would be answered (in
-   * the open's transaction: the DFU service's work is a nested unit of it). A refusal is left out:
-   * the module then sends `firmware` and is answered the refusal there.
+   * the open's transaction: the DFU service's work is a nested unit of it). A refusal or a fault
+   * is left out, so that firmware never keeps notes from moving: the module then sends `firmware`
+   * and is answered the refusal (or the fault) there.
    */
   async #firmwareOffer(device: DeviceRecord): Promise<{ firmware?: FirmwareOffer }> {
-    const answer = await this.p.firmwareOffer({ deviceUid: device.uid, projectUid: device.projectUid });
+    let answer: ProtocolReply;
+    try {
+      answer = await this.p.firmwareOffer({ deviceUid: device.uid, projectUid: device.projectUid });
+    } catch {
+      return {};
+    }
     if (typeof answer.err === "string") return {};
     const { v: _v, ...offer } = answer;
     return { firmware: offer as FirmwareOffer };

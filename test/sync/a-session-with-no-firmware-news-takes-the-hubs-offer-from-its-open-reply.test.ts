@@ -97,6 +97,20 @@ describe("a session with no firmware news", () => {
     expect(types(session)).toContain("firmware");
   });
 
+  it("moves its notes when the hub fails to work out its offer", async () => {
+    const dfu = hub.services.dfu;
+    dfu.handleSyncMessage = () => Promise.reject(new Error("the DFU service is broken"));
+    await sim.module.request({ req: "note.add", file: "sensors.qo", body: { broken: true } });
+    seen = [];
+    await sim.module.request({ req: "hub.sync" });
+    await sim.module.sync.idle();
+    expect(open(seen).reply).not.toHaveProperty("firmware");
+    expect(seen.find((e) => e.request["type"] === "push")?.reply).toMatchObject({ merged: 1 });
+    expect(sim.module.notebox.file("sensors.qo")?.notes.size ?? 0).toBe(0);
+    // The firmware message that follows is answered the fault, as before the offer rode on open.
+    expect(seen.find((e) => e.request["type"] === "firmware")?.reply["err"]).toMatch(/^\{hub-error\}/);
+  });
+
   it("does not ask for an offer in a mode without updates", async () => {
     await sim.module.request({ req: "hub.set", mode: "minimum" });
     const session = await sync();
