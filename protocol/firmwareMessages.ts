@@ -50,14 +50,17 @@ export interface FirmwareRequest extends ProtocolRequest {
   readonly token: string;
 }
 
-export interface FirmwareReply extends ProtocolReply {
-  /**
-   * The image the hub wants each target to take. A target left out has none: a module holding or
-   * downloading an image for it (that it has not finished with) drops it, the update was cancelled.
-   */
+/**
+ * The image the hub wants each target to take. A target left out has none: a module holding or
+ * downloading an image for it (that it has not finished with) drops it, the update was cancelled.
+ */
+export interface FirmwareOffer extends JsonObject {
   readonly user?: FirmwareImage;
   readonly card?: FirmwareImage;
 }
+
+/** The hub's offer, asked for by a `firmware` message (or carried by the `open` reply when asked). */
+export interface FirmwareReply extends ProtocolReply, FirmwareOffer {}
 
 /** `length` bytes of an image from `offset` (fewer at its end). */
 export interface ReadRequest extends ProtocolRequest {

@@ -132,6 +132,7 @@ export function readMessage(message: unknown): SyncRequest {
       f.string("why", { max: 64 });
       f.string("tracker", { max: 128 });
       context(f.fields("context"));
+      f.boolean("firmware_offer", { optional: true });
       break;
     case "push": {
       token();

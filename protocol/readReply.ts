@@ -57,6 +57,19 @@ function readEnvironment(env: Fields): void {
   env.number("modified", { min: 0 });
 }
 
+/** The images a `firmware` reply (or an `open` reply's `firmware`) offers, per target. */
+function readFirmwareOffer(f: Fields): void {
+  for (const target of DFU_TARGETS) {
+    const image = f.fields(target, { optional: true });
+    if (!image) continue;
+    for (const key of ["name", "source", "type", "md5"]) image.string(key, { max: LONG_TEXT });
+    image.count("length");
+    for (const key of ["crc32", "created", "modified"]) image.number(key);
+    for (const key of ["version", "notes"]) image.string(key, { optional: true, max: LONG_TEXT });
+    image.object("info", { optional: true });
+  }
+}
+
 type Reader = (f: Fields, request: ProtocolRequest) => void;
 
 const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
@@ -84,6 +97,8 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
       f.string("ticket", { nonEmpty: true, max: LONG_TEXT });
       f.number("ticket_expires", { min: 0 });
     }
+    const offer = f.fields("firmware", { optional: true });
+    if (offer) readFirmwareOffer(offer);
   },
   push(f) {
     f.count("merged");
@@ -113,17 +128,7 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
     if (env) readEnvironment(env);
   },
   close() {},
-  firmware(f) {
-    for (const target of DFU_TARGETS) {
-      const image = f.fields(target, { optional: true });
-      if (!image) continue;
-      for (const key of ["name", "source", "type", "md5"]) image.string(key, { max: LONG_TEXT });
-      image.count("length");
-      for (const key of ["crc32", "created", "modified"]) image.number(key);
-      for (const key of ["version", "notes"]) image.string(key, { optional: true, max: LONG_TEXT });
-      image.object("info", { optional: true });
-    }
-  },
+  firmware: readFirmwareOffer,
   read(f) {
     // What the bytes are worth (their MD5, their offset) is the download's to check.
     f.string("name", { max: LONG_TEXT });

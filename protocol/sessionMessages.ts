@@ -1,5 +1,6 @@
 import type { JsonObject } from "../core/json.js";
 import type { ProtocolReply, ProtocolRequest } from "./envelope.js";
+import type { FirmwareOffer } from "./firmwareMessages.js";
 import type { SessionRadio } from "./sessionRadio.js";
 
 /**
@@ -145,6 +146,11 @@ export interface OpenRequest extends ProtocolRequest {
   /** The module's tracker session for this hub (empty before the first session). */
   readonly tracker: string;
   readonly context: SessionContext;
+  /**
+   * The module asks for the hub's firmware offer (a `firmware` reply's images) in the `open`
+   * reply, which spares it the `firmware` message of a session with no firmware news to report.
+   */
+  readonly firmware_offer?: boolean;
 }
 
 export interface OpenReply extends ProtocolReply {
@@ -182,6 +188,11 @@ export interface OpenReply extends ProtocolReply {
    */
   readonly ticket?: string;
   readonly ticket_expires?: number;
+  /**
+   * The images the hub wants the module to take, as a `firmware` reply would say, when the `open`
+   * asked for them (`firmware_offer`); absent otherwise, and from hubs before it.
+   */
+  readonly firmware?: FirmwareOffer;
 }
 
 export interface DevicePlace extends JsonObject {

@@ -80,7 +80,13 @@ export class DfuAgent {
   /** Joins the sync engine's sessions and picks up what the flash says was under way. */
   start(): void {
     const sync = this.#host.sync;
-    this.#unsubscribe.push(sync.addStep({ name: "dfu", run: (session) => this.#sessions.step(session) }));
+    this.#unsubscribe.push(
+      sync.addStep({
+        name: "dfu",
+        open: () => this.#sessions.openFields(),
+        run: (session) => this.#sessions.step(session),
+      }),
+    );
     this.#unsubscribe.push(sync.onSession(() => this.#sessions.afterSession()));
     this.noticeMode();
     // Work nobody waits on: a failure is logged (unless the module went meanwhile).

@@ -11,7 +11,14 @@ import type { ModuleCore } from "../ModuleCore.js";
 import { SyncFailure, type OpenSession } from "../sync/SyncEngine.js";
 import { DfuDownload, progress } from "./DfuDownload.js";
 import type { DfuImages } from "./DfuImages.js";
-import { bookkeeping, DFU_KEYS, reportedState, saveTarget, targetRecord } from "./DfuRecords.js";
+import {
+  bookkeeping,
+  DFU_KEYS,
+  reportedState,
+  saveTarget,
+  targetRecord,
+  type TargetRecord,
+} from "./DfuRecords.js";
 
 /** What a session should do with a target after hearing what the hub wants. */
 interface Plan {
@@ -19,6 +26,15 @@ interface Plan {
   readonly download: boolean;
 }
 const NOTHING: Plan = { drop: false, download: false };
+
+/** What a target has to tell the hub (a `dfu` message): its state, and the updates since. */
+interface PendingReport {
+  readonly target: DfuTarget;
+  readonly rev: number;
+  readonly seq: number;
+  readonly state: ReturnType<typeof reportedState>;
+  readonly updates: NonNullable<TargetRecord["updates"]>;
+}
 
 /** What the firmware step of a session needs besides the module's core. */
 export interface DfuSessionHost extends ModuleCore {
@@ -92,27 +108,61 @@ export class DfuSessions {
     );
   }
 
+  /**
+   * What the session's `open` asks for: the hub's firmware offer in its reply, when this session
+   * will take updates (so that a session with nothing to report sends no `firmware` message).
+   */
+  openFields(): { firmware_offer: true } | undefined {
+    return this.#takesUpdates() ? { firmware_offer: true } : undefined;
+  }
+
+  /** Updates are unavailable without image flash, in minimum and off mode (and DFU mode never syncs). */
+  #takesUpdates(): boolean {
+    const module = this.#module;
+    if (!module.images || this.#disposed) return false;
+    const mode = effectiveMode(hubSettings(module), module.voltage.now().usb);
+    return mode !== "minimum" && mode !== "off" && mode !== "dfu";
+  }
+
   async #session(session: OpenSession): Promise<void> {
     const module = this.#module;
-    if (!module.images || this.#disposed) return;
-    const mode = effectiveMode(hubSettings(module), module.voltage.now().usb);
-    // Updates are unavailable in minimum and off mode (and DFU mode never syncs).
-    if (mode === "minimum" || mode === "off" || mode === "dfu") return;
-    // What the host did since the last session reaches the hub before the hub is asked again.
-    for (const target of DFU_TARGETS) await this.#report(session, target);
-    const offer = await session.exchange<FirmwareReply>({ type: "firmware" });
+    if (!this.#takesUpdates()) return;
+    // What the host did since the last session reaches the hub before the hub is asked again:
+    // after a report the offer the open carried may be out of date, and the hub is asked anew.
+    const reported = await this.#report(session, await module.exclusive(() => this.#pending()));
+    const carried = reported ? undefined : session.opened?.firmware;
+    const offer = carried ?? (await session.exchange<FirmwareReply>({ type: "firmware" }));
+    // One turn decides for every target (and finds what there is to report when nothing is to
+    // be done); the drops and downloads it plans follow, target by target.
+    const decided = await module.exclusive(() => {
+      const plans = DFU_TARGETS.map((target) => ({ target, ...this.#consider(target, offer[target]) }));
+      return { plans, pending: this.#pending() };
+    });
     let budget = this.#sessionBytes;
-    for (const target of DFU_TARGETS) {
-      const plan = await module.exclusive(() => this.#consider(target, offer[target]));
-      if (plan.drop) await this.#images.drop(target);
+    let worked = false;
+    for (const plan of decided.plans) {
+      if (plan.drop) await this.#images.drop(plan.target);
       if (plan.download && budget > 0) {
-        const { spent, installed } = await this.#download.run(session, target, budget);
+        const { spent, installed } = await this.#download.run(session, plan.target, budget);
         budget -= spent;
         if (installed) this.#restartAfterSession = true;
       }
+      worked ||= plan.drop || plan.download;
     }
-    for (const target of DFU_TARGETS) await this.#report(session, target);
+    await this.#report(session, worked ? await module.exclusive(() => this.#pending()) : decided.pending);
     this.#downloaded();
+  }
+
+  /** In a turn: what each target has to tell the hub since it last heard. */
+  #pending(): PendingReport[] {
+    const pending: PendingReport[] = [];
+    for (const target of DFU_TARGETS) {
+      const r = targetRecord(this.#module.notebox, target);
+      if ((r.rev ?? 0) <= (r.reported ?? 0) && (r.updates ?? []).length === 0) continue;
+      const updates = r.updates ?? [];
+      pending.push({ target, rev: r.rev ?? 0, seq: r.seq ?? 0, state: reportedState(target, r), updates });
+    }
+    return pending;
   }
 
   /** In a turn: compares what the hub wants with what the module holds; returns what to do. */
@@ -171,23 +221,24 @@ export class DfuSessions {
     return { drop: true, download: true };
   }
 
-  /** Tells the hub what changed for a target since it last heard; forgets what it acknowledged. */
-  async #report(session: OpenSession, target: DfuTarget): Promise<void> {
+  /**
+   * Tells the hub what changed for each target since it last heard, and forgets what it
+   * acknowledged; true when there was anything to tell.
+   */
+  async #report(session: OpenSession, reports: readonly PendingReport[]): Promise<boolean> {
     const module = this.#module;
-    const pending = await module.exclusive(() => {
-      const r = targetRecord(module.notebox, target);
-      if ((r.rev ?? 0) <= (r.reported ?? 0) && (r.updates ?? []).length === 0) return undefined;
-      return { rev: r.rev ?? 0, seq: r.seq ?? 0, state: reportedState(target, r), updates: r.updates ?? [] };
-    });
-    if (!pending) return;
-    await session.exchange({ type: "dfu", target, state: pending.state, updates: pending.updates });
-    await module.exclusive(() => {
-      const r = targetRecord(module.notebox, target);
-      const updates = (r.updates ?? []).filter((u) => u.seq > pending.seq);
-      const next: Record<string, unknown> = { ...r, reported: Math.max(r.reported ?? 0, pending.rev) };
-      if (updates.length > 0) next["updates"] = updates;
-      else delete next["updates"];
-      module.notebox.setConfig(DFU_KEYS[target], next);
-    });
+    for (const pending of reports) {
+      const { target } = pending;
+      await session.exchange({ type: "dfu", target, state: pending.state, updates: pending.updates });
+      await module.exclusive(() => {
+        const r = targetRecord(module.notebox, target);
+        const updates = (r.updates ?? []).filter((u) => u.seq > pending.seq);
+        const next: Record<string, unknown> = { ...r, reported: Math.max(r.reported ?? 0, pending.rev) };
+        if (updates.length > 0) next["updates"] = updates;
+        else delete next["updates"];
+        module.notebox.setConfig(DFU_KEYS[target], next);
+      });
+    }
+    return reports.length > 0;
   }
 }

@@ -1,5 +1,5 @@
 import type { JsonObject } from "../../core/json.js";
-import type { ProtocolReply, ProtocolRequest, SessionTrigger } from "../../protocol/messages.js";
+import type { OpenReply, ProtocolReply, ProtocolRequest, SessionTrigger } from "../../protocol/messages.js";
 import { readReply, ReplyError } from "../../protocol/readReply.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import type { Traffic } from "./SyncState.js";
@@ -42,10 +42,12 @@ export function openSession(
   secure: boolean,
   why: SessionTrigger,
   traffic: Traffic,
+  opened?: OpenReply,
 ): OpenSession {
   return {
     why,
     secure,
+    ...(opened ? { opened } : {}),
     exchange: <R extends ProtocolReply>(request: { readonly type: string } & JsonObject) =>
       exchange<R>(module, { ...request, v: PROTOCOL_VERSION, token } as ProtocolRequest, traffic),
   };

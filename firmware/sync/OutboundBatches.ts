@@ -19,8 +19,9 @@ import type { SyncHost } from "./syncTypes.js";
  */
 
 /**
- * Sends every outbound notefile's changes, batch by batch. Per batch three turns among the
- * module's writers: collect, (push), acknowledge; one more turn first to list the notefiles.
+ * Sends every outbound notefile's changes, batch by batch: one turn among the module's writers
+ * lists the notefiles and collects the first batch, then one per batch the hub took acknowledges
+ * it (its own transaction) and collects the next (which changes nothing).
  */
 export async function sendChanges(
   module: SyncHost,
@@ -28,15 +29,27 @@ export async function sendChanges(
   secure: boolean,
   traffic: Traffic,
 ): Promise<void> {
-  for (const file of await module.exclusive(() => outboundFiles(module, secure))) {
-    for (;;) {
-      const batch = await module.exclusive(() => collectBatch(module, file));
-      if (!batch) break;
-      await exchange<PushReply>(module, { v: PROTOCOL_VERSION, type: "push", token, ...batch }, traffic);
-      traffic.notes_sent += batch.notes.length;
-      const more = await module.exclusive(() => pushed(module, batch));
-      if (!more) break;
+  let files: string[] = [];
+  /** The next batch: of the notefile in hand while it has more, else of the next with any. */
+  const next = (): ChangeBatch | undefined => {
+    for (let file = files[0]; file !== undefined; files.shift(), file = files[0]) {
+      const batch = collectBatch(module, file);
+      if (batch) return batch;
     }
+    return undefined;
+  };
+  let batch = await module.exclusive(() => {
+    files = outboundFiles(module, secure);
+    return next();
+  });
+  while (batch) {
+    await exchange<PushReply>(module, { v: PROTOCOL_VERSION, type: "push", token, ...batch }, traffic);
+    traffic.notes_sent += batch.notes.length;
+    const sent = batch;
+    batch = await module.exclusive(() => {
+      if (!pushed(module, sent)) files.shift();
+      return next();
+    });
   }
 }
 

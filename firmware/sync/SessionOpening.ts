@@ -1,4 +1,5 @@
 import { decodeBase64, encodeBase64 } from "../../core/base64.js";
+import type { JsonObject } from "../../core/json.js";
 import { publicKeyToPem } from "../../core/Crypto.js";
 import type {
   DeviceEnvironment,
@@ -40,10 +41,12 @@ export async function openWithHub(
   why: SessionTrigger,
   traffic: Traffic,
   mode: () => SyncMode,
+  fields: JsonObject = {},
 ): Promise<OpenReply> {
   const module = state.module;
   const start = await module.exclusive(() => sessionStart(module, mode));
   const opening: OpenRequest = {
+    ...fields,
     v: PROTOCOL_VERSION,
     type: "open",
     device: start.device,

@@ -1,4 +1,5 @@
 import type {
+  OpenReply,
   ProtocolReply,
   ProtocolRequest,
   SessionTrigger,
@@ -48,6 +49,8 @@ interface Opened {
   readonly token: string;
   readonly files: readonly string[];
   readonly signals: number;
+  /** The `open` reply (none for a session held open from before). */
+  readonly reply?: OpenReply;
 }
 
 /**
@@ -108,7 +111,7 @@ export class SessionRunner {
       state.status = "receiving notefile changes {sync-get-remote-changes}";
       await takeChanges(module, token, secure, opened.files, traffic);
     }
-    const open = openSession(module, token, secure, why, traffic);
+    const open = openSession(module, token, secure, why, traffic, opened.reply);
     for (const step of [...this.#hooks.steps()]) await step.run(open);
     if (opened.signals > 0) {
       const reply = await this.#exchange<SignalsReply>(session, {
@@ -177,7 +180,10 @@ export class SessionRunner {
       }
       return { token: held.token, files, signals: 0 };
     }
-    const open = await openWithHub(state, session.why, session.traffic, () => this.#hooks.mode()).catch(
+    // What the session's steps ask the open to carry (the DFU step: the hub's firmware offer).
+    const fields = Object.assign({}, ...this.#hooks.steps().map((step) => step.open?.()));
+    const mode = () => this.#hooks.mode();
+    const open = await openWithHub(state, session.why, session.traffic, mode, fields).catch(
       (error: unknown) => {
         // The hub did not answer the connection (a refusal is no connect failure).
         if (error instanceof HubLinkError) session.connectFailure = "hub";
@@ -185,7 +191,7 @@ export class SessionRunner {
       },
     );
     session.token = open.token;
-    return { token: open.token, files: open.files, signals: open.signals };
+    return { token: open.token, files: open.files, signals: open.signals, reply: open };
   }
 
   /** The session failed: the status says why, and the hub hears the session is over. */

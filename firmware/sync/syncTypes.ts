@@ -1,5 +1,5 @@
 import type { JsonObject } from "../../core/json.js";
-import type { ProtocolReply, SessionEnergy, SessionTrigger } from "../../protocol/messages.js";
+import type { OpenReply, ProtocolReply, SessionEnergy, SessionTrigger } from "../../protocol/messages.js";
 import type { SyncMode } from "../config/HubConfig.js";
 import type { ModuleCore } from "../ModuleCore.js";
 import type { LocationReport } from "../sensors/Sensors.js";
@@ -83,6 +83,8 @@ export interface OpenSession {
   readonly why: SessionTrigger;
   /** The connection is encrypted (secure notefiles and images move only then). */
   readonly secure: boolean;
+  /** The hub's reply to this session's `open` (none for a session held open from before). */
+  readonly opened?: OpenReply;
   /**
    * One exchange in the session: `v` and the session token are added, the traffic is counted,
    * and a reply with `err` throws a `SyncFailure`.
@@ -96,6 +98,8 @@ export interface OpenSession {
  */
 export interface SessionStep {
   readonly name: string;
+  /** Fields the step adds to the session's `open` (asked for just before it is sent). */
+  open?(): JsonObject | undefined;
   run(session: OpenSession): Promise<void>;
 }
 

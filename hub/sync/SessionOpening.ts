@@ -6,6 +6,7 @@ import {
   signedText,
   SYNC_ERRORS,
   type DevicePlace,
+  type FirmwareOffer,
   type HelloReply,
   type HelloRequest,
   type OpenReply,
@@ -61,6 +62,8 @@ export interface SessionOpeningParts {
   readonly deviceAuth: DeviceAuth;
   readonly places: SyncPlaces;
   readonly records: SessionRecords;
+  /** The `firmware` message's answer for a device (the DFU service), for opens that ask for it. */
+  readonly firmwareOffer: (device: { deviceUid: string; projectUid: string }) => Promise<ProtocolReply>;
 }
 
 const encoder = new TextEncoder();
@@ -141,6 +144,7 @@ export class SessionOpening {
         ...(deleted.length > 0 ? { deleted } : {}),
         signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
         ...this.#ticket(request, transport, admitted.key, pending, now),
+        ...(request.firmware_offer ? await this.#firmwareOffer(device) : {}),
       };
       await this.p.records.account(session.session, bytes, reply);
       return reply;
@@ -182,6 +186,24 @@ export class SessionOpening {
     const expires = now + this.p.tickets.ttlMs;
     const ticket = this.p.tickets.issue(request.device, request.product, key, expires);
     return ticket ? { ticket, ticket_expires: expires } : {};
+  }
+
+  /**
+   * The images the hub wants the device to take, as its `firmware` message would be answered (in
+   * the open's transaction: the DFU service's work is a nested unit of it). A refusal or a fault
+   * is left out, so that firmware never keeps notes from moving: the module then sends `firmware`
+   * and is answered the refusal (or the fault) there.
+   */
+  async #firmwareOffer(device: DeviceRecord): Promise<{ firmware?: FirmwareOffer }> {
+    let answer: ProtocolReply;
+    try {
+      answer = await this.p.firmwareOffer({ deviceUid: device.uid, projectUid: device.projectUid });
+    } catch {
+      return {};
+    }
+    if (typeof answer.err === "string") return {};
+    const { v: _v, ...offer } = answer;
+    return { firmware: offer as FirmwareOffer };
   }
 
   /**

@@ -142,13 +142,18 @@ export class SessionRecords {
     });
     // The device was last heard from at the session's last message; it is no longer connected
     // by this session (unless another continuous one holds it).
-    const stillHeld = (await this.sessions.ofDevice(device.uid)).some((s) => s.continuous);
+    // Nothing to write when the session's open already recorded its last message and it held
+    // no connection (a periodic session's open, push and close at one moment of hub time).
+    const lastActivity = Math.max(device.lastActivity ?? 0, Math.min(now, session.lastSeenMs));
+    const release =
+      session.continuous && !(await this.sessions.ofDevice(device.uid)).some((s) => s.continuous);
+    if (lastActivity === device.lastActivity && !(release && device.connected)) return;
     await this.store.devices.putDevice({
       uid: device.uid,
       projectUid: device.projectUid,
       productUid: device.productUid,
-      lastActivity: Math.max(device.lastActivity ?? 0, Math.min(now, session.lastSeenMs)),
-      ...(session.continuous && !stillHeld ? { connected: false } : {}),
+      lastActivity,
+      ...(release ? { connected: false } : {}),
     });
   }
 

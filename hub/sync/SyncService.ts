@@ -151,6 +151,7 @@ export class SyncService {
       deviceAuth: options.deviceAuth ?? "tofu",
       places,
       records,
+      firmwareOffer: (device) => options.dfu.handleSyncMessage(device, { type: "firmware" }),
     });
     this.#transfers = new SessionTransfers({ store, clock, events, places, records });
     this.#signals = new SignalWaits({ store, clock, notifier: options.notifier, records });

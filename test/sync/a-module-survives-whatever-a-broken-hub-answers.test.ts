@@ -138,7 +138,7 @@ describe("a module whose hub answers nonsense", () => {
       let damagedRounds = 0;
       const read: number[] = [];
       await fc.assert(
-        fc.asyncProperty(fc.nat({ max: 12 }), damage, async (at, d) => {
+        fc.asyncProperty(fc.nat({ max: 10 }), damage, async (at, d) => {
           round++;
           await work(world, sim, round);
           link.arm(at, d);

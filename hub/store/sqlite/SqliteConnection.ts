@@ -182,17 +182,28 @@ export class SqliteConnection {
    * request makes (token, user, project, role); callers must not mutate the row.
    */
   cachedGet<T>(sql: string, ...params: unknown[]): T | undefined {
+    return this.#cached(`${sql}\u0000${JSON.stringify(params)}`, () => this.get<T>(sql, ...params));
+  }
+
+  /**
+   * `all`, answered from memory until the data changes, as `cachedGet` (the environment a session
+   * reads several times); callers must not mutate the rows or the array.
+   */
+  cachedAll<T>(sql: string, ...params: unknown[]): readonly T[] {
+    return this.#cached(`all\u0000${sql}\u0000${JSON.stringify(params)}`, () => this.all<T>(sql, ...params));
+  }
+
+  #cached<T>(key: string, read: () => T): T {
     const version = this.version();
     if (version !== this.#readsVersion) {
       this.#reads.clear();
       this.#readsVersion = version;
     }
-    const key = `${sql}\u0000${JSON.stringify(params)}`;
-    if (this.#reads.has(key)) return this.#reads.get(key) as T | undefined;
-    const row = this.get<T>(sql, ...params);
+    if (this.#reads.has(key)) return this.#reads.get(key) as T;
+    const value = read();
     if (this.#reads.size >= MAX_CACHED_READS) this.#reads.clear();
-    this.#reads.set(key, row);
-    return row;
+    this.#reads.set(key, value);
+    return value;
   }
 
   all<T>(sql: string, ...params: unknown[]): T[] {

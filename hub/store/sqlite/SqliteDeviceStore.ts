@@ -83,6 +83,28 @@ export const newDevice = (input: DeviceInput): DeviceRecord => ({
   connectivityAssurance: false,
 });
 
+/** A device record with its fields in the order `device` gives them (its stored document's). */
+const recordOf = (r: DeviceRecord): DeviceRecord => ({
+  uid: r.uid,
+  projectUid: r.projectUid,
+  productUid: r.productUid,
+  serialNumber: r.serialNumber,
+  provisioned: r.provisioned,
+  lastActivity: r.lastActivity,
+  disabled: r.disabled,
+  sku: r.sku,
+  firmwareModule: r.firmwareModule,
+  firmwareHost: r.firmwareHost,
+  voltage: r.voltage,
+  temperature: r.temperature,
+  tags: r.tags,
+  fleetUids: r.fleetUids,
+  details: r.details,
+  publicKey: r.publicKey,
+  connected: r.connected,
+  connectivityAssurance: r.connectivityAssurance,
+});
+
 /** Lower-cased names and countries of every known location, for the `location` filter. */
 export function locationText(details: DeviceDetails): string {
   const parts: string[] = [];
@@ -135,63 +157,86 @@ export class SqliteDeviceStore implements DeviceStore {
   }
 
   async putDevice(input: DeviceInput): Promise<DeviceRecord> {
+    // A known device whose memberships stay as they are (a session's report, its end) is one
+    // statement: its row and its document written together from the document it had.
+    if (!input.tags && !input.fleetUids) {
+      const existing = this.#get(input.uid);
+      if (existing) return this.#write(input, existing);
+    }
     return this.sql.transaction(() => {
       const existing = this.#get(input.uid);
-      if (existing && existing.projectUid !== input.projectUid) {
-        throw new StoreError("conflict", `device ${input.uid} belongs to another project`);
-      }
-      const base: DeviceRecord = existing ?? newDevice(input);
-      const next: DeviceRecord = {
-        ...base,
-        ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
-        details: input.details ? { ...base.details, ...input.details } : base.details,
-      } as DeviceRecord;
-      this.sql.run(
-        `INSERT INTO devices (uid, project_uid, product_uid, serial_number, provisioned, last_activity, disabled,
-          sku, firmware_module, firmware_module_version, firmware_host, voltage, temperature, details,
-          location_text, public_key, connected, connectivity_assurance)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (uid) DO UPDATE SET product_uid = excluded.product_uid,
-          serial_number = excluded.serial_number, provisioned = excluded.provisioned,
-          last_activity = excluded.last_activity, disabled = excluded.disabled, sku = excluded.sku,
-          firmware_module = excluded.firmware_module, firmware_module_version = excluded.firmware_module_version,
-          firmware_host = excluded.firmware_host, voltage = excluded.voltage, temperature = excluded.temperature,
-          details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
-          connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`,
-        next.uid,
-        next.projectUid,
-        next.productUid,
-        next.serialNumber,
-        next.provisioned,
-        next.lastActivity,
-        int(next.disabled),
-        next.sku,
-        next.firmwareModule,
-        numericFirmwareVersion(next.firmwareModule),
-        next.firmwareHost,
-        next.voltage,
-        next.temperature,
-        JSON.stringify(next.details),
-        locationText(next.details),
-        next.publicKey,
-        int(next.connected),
-        int(next.connectivityAssurance),
-      );
+      this.#write(input, existing ?? newDevice(input), existing);
       if (input.tags) {
-        this.sql.run("DELETE FROM device_tags WHERE device_uid = ?", next.uid);
+        this.sql.run("DELETE FROM device_tags WHERE device_uid = ?", input.uid);
         for (const tag of new Set(input.tags)) {
-          this.sql.run("INSERT INTO device_tags (device_uid, tag) VALUES (?, ?)", next.uid, tag);
+          this.sql.run("INSERT INTO device_tags (device_uid, tag) VALUES (?, ?)", input.uid, tag);
         }
       }
       if (input.fleetUids) {
-        this.sql.run("DELETE FROM device_fleets WHERE device_uid = ?", next.uid);
+        this.sql.run("DELETE FROM device_fleets WHERE device_uid = ?", input.uid);
         for (const fleet of new Set(input.fleetUids)) {
-          this.#requireFleet(fleet, next.projectUid);
-          this.sql.run("INSERT INTO device_fleets (device_uid, fleet_uid) VALUES (?, ?)", next.uid, fleet);
+          this.#requireFleet(fleet, input.projectUid);
+          this.sql.run("INSERT INTO device_fleets (device_uid, fleet_uid) VALUES (?, ?)", input.uid, fleet);
         }
       }
-      return this.#refresh(next.uid)!;
+      return this.#refresh(input.uid)!;
     });
+  }
+
+  /**
+   * Writes the device's row as `base` (its record) changed by `input`, and its document with it
+   * when `existing` is given as `base` (memberships unchanged; else `#refresh` writes it). The new
+   * record, as `getDevice` reads it back.
+   */
+  #write(input: DeviceInput, base: DeviceRecord, existing: DeviceRecord | undefined = base): DeviceRecord {
+    if (existing && existing.projectUid !== input.projectUid) {
+      throw new StoreError("conflict", `device ${input.uid} belongs to another project`);
+    }
+    const changed: Partial<DeviceRecord> = {};
+    for (const [key, value] of Object.entries(input)) {
+      if (value !== undefined) (changed as Record<string, unknown>)[key] = value;
+    }
+    const next = recordOf({
+      ...base,
+      ...changed,
+      details: input.details ? { ...base.details, ...input.details } : base.details,
+    });
+    const doc = existing === base ? JSON.stringify(next) : null;
+    this.sql.run(
+      `INSERT INTO devices (uid, project_uid, product_uid, serial_number, provisioned, last_activity, disabled,
+        sku, firmware_module, firmware_module_version, firmware_host, voltage, temperature, details,
+        location_text, public_key, connected, connectivity_assurance, doc)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, '{}'))
+       ON CONFLICT (uid) DO UPDATE SET product_uid = excluded.product_uid,
+        serial_number = excluded.serial_number, provisioned = excluded.provisioned,
+        last_activity = excluded.last_activity, disabled = excluded.disabled, sku = excluded.sku,
+        firmware_module = excluded.firmware_module, firmware_module_version = excluded.firmware_module_version,
+        firmware_host = excluded.firmware_host, voltage = excluded.voltage, temperature = excluded.temperature,
+        details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
+        connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance,
+        doc = coalesce(?, doc)`,
+      next.uid,
+      next.projectUid,
+      next.productUid,
+      next.serialNumber,
+      next.provisioned,
+      next.lastActivity,
+      int(next.disabled),
+      next.sku,
+      next.firmwareModule,
+      numericFirmwareVersion(next.firmwareModule),
+      next.firmwareHost,
+      next.voltage,
+      next.temperature,
+      JSON.stringify(next.details),
+      locationText(next.details),
+      next.publicKey,
+      int(next.connected),
+      int(next.connectivityAssurance),
+      doc,
+      doc,
+    );
+    return doc === null ? next : this.#parse(doc);
   }
 
   #requireFleet(fleetUid: string, projectUid: string): void {

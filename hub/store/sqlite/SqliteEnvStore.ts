@@ -33,8 +33,9 @@ export class SqliteEnvStore implements EnvStore {
   }
 
   #get(scope: EnvScope): EnvVarRecord[] {
+    // Read several times in one message (the environment of an open reply, its firmware offer).
     return this.sql
-      .all<EnvRow>(
+      .cachedAll<EnvRow>(
         "SELECT * FROM env_vars WHERE scope = ? AND owner_uid = ? ORDER BY key",
         scope.kind,
         scope.uid,

@@ -8,8 +8,14 @@ import { SqliteConnection } from "../../../../hub/store/sqlite/SqliteConnection.
  * (nested units), statements inside a transaction and pragmas are not counted. Installed on the
  * prototypes, so it sees stores opened before and after; `uninstall` puts them back.
  */
-export function countStoreTransactions(): { readonly count: () => number; uninstall(): void } {
+export function countStoreTransactions(): {
+  readonly count: () => number;
+  /** Every SQL statement run so far (transaction control included, pragmas not), by its text. */
+  readonly statements: () => ReadonlyMap<string, number>;
+  uninstall(): void;
+} {
   let count = 0;
+  const statements = new Map<string, number>();
   const probe = new Database(":memory:");
   const statement = Object.getPrototypeOf(probe.prepare("SELECT 1")) as Record<string, unknown>;
   probe.close();
@@ -18,6 +24,10 @@ export function countStoreTransactions(): { readonly count: () => number; uninst
     const original = statement[name] as (this: Database.Statement, ...args: unknown[]) => unknown;
     saved.set(name, original);
     statement[name] = function (this: Database.Statement, ...args: unknown[]) {
+      if (!/^\s*PRAGMA/i.test(this.source)) {
+        const sql = this.source.replace(/\s+/g, " ").trim();
+        statements.set(sql, (statements.get(sql) ?? 0) + 1);
+      }
       // A pragma reads the connection's state (data_version: did another process write?), no rows.
       if (
         /^\s*BEGIN/i.test(this.source) ||
@@ -37,6 +47,7 @@ export function countStoreTransactions(): { readonly count: () => number; uninst
   };
   return {
     count: () => count,
+    statements: () => new Map(statements),
     uninstall() {
       for (const [name, original] of saved) statement[name] = original;
       connection["transaction"] = transaction;

@@ -1,0 +1,75 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { JsonObject } from "../../../core/json.js";
+import type { ProtocolReply } from "../../../protocol/messages.js";
+import { FakeClock } from "../../../runtime/FakeClock.js";
+import { InProcessHub } from "../../../runtime/InProcessHub.js";
+import { SimulatedModule } from "../../../runtime/SimulatedModule.js";
+import { countStoreTransactions } from "./support/storeTransactions.js";
+
+/**
+ * The fixed cost of a session on the hub (issue 26: sessions that cost little more than their
+ * writes), counted on SQLite: a resumed periodic session carrying one note is three messages
+ * (`open`, `push`, `close`: the firmware offer rides on `open`) and at most 30 statements, of
+ * which one writes the device (its row and its document together: a close that changes nothing
+ * writes nothing) and two read the environment (read once a message, however many parts ask).
+ * It was 44 statements in four messages, the device written twice with four statements each.
+ */
+describe("a resumed session with one note", () => {
+  const counter = countStoreTransactions();
+  const clock = new FakeClock(Date.UTC(2026, 0, 1));
+  let hub: InProcessHub;
+  let sim: SimulatedModule;
+  const messages: string[] = [];
+
+  beforeAll(async () => {
+    hub = await InProcessHub.start({ clock });
+    // The sync service's statements are counted, not the smart-fleet rules' or the monitors'.
+    hub.services.smartFleets.stop();
+    hub.services.monitors.stop();
+    const handle = async (request: unknown, transport: { secure: boolean }): Promise<ProtocolReply> => {
+      messages.push(String((request as JsonObject)["type"]));
+      return hub.services.sync.handle(request, transport);
+    };
+    sim = await SimulatedModule.boot({
+      clock,
+      seed: "statements",
+      timeKnown: true,
+      hub: { inProcess: { handle }, product: hub.productUid },
+    });
+  });
+  afterAll(async () => {
+    counter.uninstall();
+    await sim.close();
+    await hub.close();
+  });
+
+  const session = async (i: number) => {
+    await sim.module.request({ req: "note.add", file: "sensors.qo", body: { i } });
+    await sim.module.request({ req: "hub.sync" });
+    await sim.module.sync.idle();
+    const status = await sim.module.request({ req: "hub.sync.status" });
+    expect(String(status?.["status"])).toContain("{sync-end}");
+    await clock.advance(5 * 60_000);
+  };
+
+  it("is three messages and at most 30 statements, one of them writing the device", async () => {
+    // The first session proves the key; the next ones resume with the ticket.
+    for (let i = 0; i < 3; i++) await session(i);
+    messages.length = 0;
+    const before = counter.statements();
+    await session(3);
+    const ran = new Map<string, number>();
+    for (const [sql, n] of counter.statements()) {
+      const more = n - (before.get(sql) ?? 0);
+      if (more > 0) ran.set(sql, more);
+    }
+    const count = (prefix: string) =>
+      [...ran].filter(([sql]) => sql.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
+    expect(messages).toEqual(["open", "push", "close"]);
+    expect(count("INSERT INTO devices")).toBe(1);
+    expect(count("UPDATE devices")).toBe(0);
+    expect(count("SELECT * FROM env_vars")).toBe(2);
+    const total = [...ran.values()].reduce((sum, n) => sum + n, 0);
+    expect(total, JSON.stringify(Object.fromEntries(ran), null, 1)).toBeLessThanOrEqual(30);
+  });
+});
