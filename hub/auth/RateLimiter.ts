@@ -136,7 +136,8 @@ export interface ApiRateLimiter {
 function checkLimits(limits: RateLimits | false): void {
   if (!limits) return;
   for (const [name, value] of Object.entries(limits)) {
-    if (!Number.isInteger(value) || value < 1) throw new Error(`rate limit ${name} must be a positive integer`);
+    if (!Number.isInteger(value) || value < 1)
+      throw new Error(`rate limit ${name} must be a positive integer`);
   }
 }
 

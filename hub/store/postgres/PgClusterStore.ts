@@ -221,7 +221,9 @@ export class PgClusterStore implements ClusterStore {
         sorted,
       );
       const decided = decide(statesOf(keys, rows));
-      const changed = (decided.states ?? []).flatMap((state, i) => (state ? [{ ...state, key: keys[i]! }] : []));
+      const changed = (decided.states ?? []).flatMap((state, i) =>
+        state ? [{ ...state, key: keys[i]! }] : [],
+      );
       if (changed.length > 0)
         await this.sql.run(
           `UPDATE limit_states SET data = c.data, expires = c.expires
@@ -295,7 +297,10 @@ const sessionRow = (r: Row): SessionRow => ({
 });
 
 /** The states of `keys` in their order from the rows found (an empty text: none yet). */
-function statesOf(keys: readonly string[], rows: readonly { key: string; data: string }[]): (string | undefined)[] {
+function statesOf(
+  keys: readonly string[],
+  rows: readonly { key: string; data: string }[],
+): (string | undefined)[] {
   const byKey = new Map(rows.filter((r) => r.data !== "").map((r) => [r.key, r.data]));
   return keys.map((key) => byKey.get(key));
 }
