@@ -96,6 +96,29 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     expect(await b.take("dev:1", "10.0.0.2", t + 30_000)).toBeUndefined();
   });
 
+  it("keep the limiters' states in one place: each change seen by both, taken in turn, forgotten once expired", async () => {
+    const keys = ["k\na", "k\nb"];
+    expect(await one.cluster.readLimits(keys)).toEqual([undefined, undefined]);
+    // A decision that changes nothing leaves no state behind.
+    expect(await two.cluster.updateLimits(keys, (states) => ({ result: states }))).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(await one.cluster.readLimits(keys)).toEqual([undefined, undefined]);
+    // Counters taken from both processes at once: every increment lands (the rows are locked).
+    const increment = (store: PgHubStore) =>
+      store.cluster.updateLimits(keys, ([a]) => {
+        const n = Number(a ?? 0) + 1;
+        return { states: [{ data: String(n), expires: 5000 }, undefined], result: n };
+      });
+    const taken = await Promise.all([1, 2, 3, 4].map((i) => increment(i % 2 ? one : two)));
+    expect(taken.sort()).toEqual([1, 2, 3, 4]);
+    expect(await two.cluster.readLimits(keys)).toEqual(["4", undefined]);
+    await two.cluster.updateLimits(["k\nb"], () => ({ states: [{ data: "x", expires: 9000 }], result: 0 }));
+    await one.cluster.pruneLimits(6000);
+    expect(await two.cluster.readLimits(keys)).toEqual([undefined, "x"]);
+  });
+
   it("know each other alive, and hear what each other publishes", async () => {
     const live = await one.cluster.liveNodes();
     expect(live).toContain(one.cluster.node);
