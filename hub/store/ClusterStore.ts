@@ -1,3 +1,5 @@
+import type { DeviceRecord } from "./records.js";
+
 /**
  * What several hub processes over one database share besides the records (docs/hub.md, "Several
  * hub processes"): the open sync sessions, the key of the `hello` challenges and the challenges
@@ -13,8 +15,11 @@ export interface ClusterStore {
   putSession(row: SessionRow): Promise<void>;
   /** A session's row rewritten (its last message, its counts); nothing if it has ended meanwhile. */
   updateSession(row: SessionRow): Promise<void>;
-  /** The session of a token; in a transaction, locked until it ends (its messages one at a time). */
-  getSession(token: string): Promise<SessionRow | undefined>;
+  /**
+   * The session of a token, and its device as it is now (null: none), read together; in a
+   * transaction the session is locked until it ends (its messages one at a time).
+   */
+  getSession(token: string): Promise<(SessionRow & { readonly device: DeviceRecord | null }) | undefined>;
   sessionsOfDevice(deviceUid: string): Promise<SessionRow[]>;
   deleteSession(token: string): Promise<void>;
   /** Takes out (and returns) the sessions last seen before `before`: each is taken by one process. */

@@ -7,6 +7,7 @@ import {
   type LimitState,
   type SessionRow,
 } from "../ClusterStore.js";
+import type { DeviceRecord } from "../records.js";
 import type { PgConnection } from "./PgConnection.js";
 import type { PgDeviceStore } from "./PgDeviceStore.js";
 
@@ -131,10 +132,20 @@ export class PgClusterStore implements ClusterStore {
     );
   }
 
-  async getSession(token: string): Promise<SessionRow | undefined> {
-    const lock = this.sql.inTransaction ? " FOR UPDATE" : "";
-    const row = await this.sql.get<Row>(`SELECT * FROM sync_sessions WHERE token = ?${lock}`, token);
-    return row && sessionRow(row);
+  async getSession(token: string): Promise<(SessionRow & { device: DeviceRecord | null }) | undefined> {
+    // One statement for what every sync message first needs: its session (locked in a
+    // transaction) and the session's device.
+    const lock = this.sql.inTransaction ? " FOR UPDATE OF s" : "";
+    const row = await this.sql.get<Row & { device_doc: string | null }>(
+      `SELECT s.*, d.doc AS device_doc FROM sync_sessions s LEFT JOIN devices d ON d.uid = s.device_uid
+        WHERE s.token = ?${lock}`,
+      token,
+    );
+    if (!row) return undefined;
+    return {
+      ...sessionRow(row),
+      device: row.device_doc === null ? null : (JSON.parse(row.device_doc) as DeviceRecord),
+    };
   }
 
   async sessionsOfDevice(deviceUid: string): Promise<SessionRow[]> {

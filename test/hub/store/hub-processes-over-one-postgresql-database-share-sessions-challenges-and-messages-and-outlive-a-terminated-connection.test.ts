@@ -56,11 +56,13 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     await one.cluster.putSession({ token: "t1", deviceUid: "dev:1", lastSeen: 1000, data: "{}" });
     await one.cluster.putSession({ token: "t2", deviceUid: "dev:1", lastSeen: 5000, data: "{}" });
     await two.cluster.updateSession({ token: "t1", deviceUid: "dev:1", lastSeen: 2000, data: '{"n":1}' });
+    // Read with the session's device (none stored here yet).
     expect(await one.cluster.getSession("t1")).toEqual({
       token: "t1",
       deviceUid: "dev:1",
       lastSeen: 2000,
       data: '{"n":1}',
+      device: null,
     });
     expect((await two.cluster.sessionsOfDevice("dev:1")).map((s) => s.token).sort()).toEqual(["t1", "t2"]);
     // An idle session is taken out by one process only.
@@ -71,6 +73,11 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     expect([...a, ...b].map((s) => s.token)).toEqual(["t1"]);
     await one.cluster.deleteSession("t2");
     expect(await two.cluster.countSessions()).toBe(0);
+    // A session of a stored device comes with the device as it is now.
+    await putDevice(one, 9);
+    await two.cluster.putSession({ token: "t9", deviceUid: "dev:9", lastSeen: 1000, data: "{}" });
+    expect((await one.cluster.getSession("t9"))?.device).toEqual(await two.devices.getDevice("dev:9"));
+    await two.cluster.deleteSession("t9");
     // Updating a session that ended brings nothing back.
     await two.cluster.updateSession({ token: "t2", deviceUid: "dev:1", lastSeen: 9000, data: "{}" });
     expect(await one.cluster.getSession("t2")).toBeUndefined();
