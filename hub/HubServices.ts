@@ -2,8 +2,8 @@ import type { Clock } from "../core/Clock.js";
 import type { Crypto } from "../core/Crypto.js";
 import { SeededCrypto } from "../core/SeededCrypto.js";
 import { Authenticator } from "./auth/Authenticator.js";
-import { LoginThrottle } from "./auth/LoginThrottle.js";
-import { RateLimiter, type RateLimits } from "./auth/RateLimiter.js";
+import { LoginThrottle, SharedLoginThrottle, type GuessThrottle } from "./auth/LoginThrottle.js";
+import { RateLimiter, SharedRateLimiter, type ApiRateLimiter, type RateLimits } from "./auth/RateLimiter.js";
 import { DeviceService } from "./devices/DeviceService.js";
 import { FleetWatchdogs } from "./devices/FleetWatchdogs.js";
 import { SmartFleets } from "./devices/SmartFleets.js";
@@ -37,11 +37,12 @@ export interface HubServices {
   readonly clock: Clock;
   readonly ids: HubIds;
   readonly auth: Authenticator;
-  readonly limiter: RateLimiter;
-  /** Slows password guessing per username (`POST /auth/login`). */
-  readonly logins: LoginThrottle;
-  /** Slows device-PIN guessing per device (`…/environment_variables_with_pin`). */
-  readonly pins: LoginThrottle;
+  /** The API's limits per billing account (shared by the hub processes over one PostgreSQL store). */
+  readonly limiter: ApiRateLimiter;
+  /** Slows password guessing per username (`POST /auth/login`), across the hub processes. */
+  readonly logins: GuessThrottle;
+  /** Slows device-PIN guessing per device (`…/environment_variables_with_pin`), across the hub processes. */
+  readonly pins: GuessThrottle;
   /** The base URL clients reach this hub at (links in environment hierarchies). */
   publicUrl(): string;
   /** Device events: stored on the hub clock, handed to subscribers once committed. */
@@ -152,9 +153,12 @@ export function createHubServices(options: HubServicesOptions): HubServices {
     clock,
     ids,
     auth: new Authenticator(store, clock),
-    limiter: new RateLimiter(clock, options.rateLimits),
-    logins: new LoginThrottle(clock),
-    pins: new LoginThrottle(clock),
+    // Several processes over one store count in it; one process alone counts in its memory.
+    limiter: store.cluster
+      ? new SharedRateLimiter(clock, options.rateLimits, store.cluster)
+      : new RateLimiter(clock, options.rateLimits),
+    logins: store.cluster ? new SharedLoginThrottle(clock, store.cluster, "login") : new LoginThrottle(clock),
+    pins: store.cluster ? new SharedLoginThrottle(clock, store.cluster, "pin") : new LoginThrottle(clock),
     publicUrl: options.publicUrl ?? (() => "http://localhost"),
     events,
     devices,

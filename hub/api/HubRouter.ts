@@ -3,6 +3,7 @@ import { type Principal, roleAtLeast } from "../auth/Principal.js";
 import * as errors from "../errors.js";
 import type { HubServices } from "../HubServices.js";
 import { checkDevicePin } from "../auth/devicePin.js";
+import type { RateDecision } from "../auth/RateLimiter.js";
 import type { DeviceRecord, ProjectRecord, ProjectRole } from "../store/records.js";
 import type { BodySchema } from "./bodySchema.js";
 import { QueryReader } from "./QueryReader.js";
@@ -183,20 +184,20 @@ export class HubRouter {
     const principal = await this.services.auth.authenticate(request.headers, request.method);
     if (access.kind === "account" || access.kind === "staff") {
       const home = await this.#homeAccount(principal);
-      this.#check(home);
+      await this.#check(home);
       if (access.kind === "staff" && (principal.kind !== "user" || !principal.staff))
         throw errors.staffOnly();
-      this.services.limiter.record(home);
+      await this.#take(home);
       return { principal };
     }
     const params = (request.params ?? {}) as Record<string, string>;
     const project = await this.resolveProject(params.projectUID ?? params.productUID ?? "");
-    this.#check(project.orgUid);
+    await this.#check(project.orgUid);
     const needed = typeof access.role === "function" ? access.role(this.#query(request)) : access.role;
     const have = await this.services.auth.roleIn(principal, project.uid);
     // A caller refused for its role (or for not being in the project) costs the project nothing.
     if (!roleAtLeast(have, needed)) throw errors.roleTooLow(needed, have);
-    this.services.limiter.record(project.orgUid);
+    await this.#take(project.orgUid);
     return { principal, project, role: have! };
   }
 
@@ -211,18 +212,18 @@ export class HubRouter {
     const params = (request.params ?? {}) as Record<string, string>;
     const productUid = params.productUID ?? "";
     const project = await this.resolveProject(productUid);
-    this.#check(project.orgUid);
+    await this.#check(project.orgUid);
     const device = await this.services.store.devices.getDevice(params.deviceUID ?? "");
     if (!device || device.productUid !== productUid) throw errors.deviceNotFound(params.deviceUID ?? "");
     const { pins } = this.services;
-    const wait = pins.wait(device.uid);
+    const wait = await pins.wait(device.uid);
     if (wait > 0) throw errors.pinThrottled(Math.ceil(wait / 1000));
     if (!(await checkDevicePin(pin, device.details.pinHash ?? undefined))) {
-      pins.failed(device.uid);
+      await pins.failed(device.uid);
       throw errors.wrongPin();
     }
-    pins.succeeded(device.uid);
-    this.services.limiter.record(project.orgUid);
+    await pins.succeeded(device.uid);
+    await this.#take(project.orgUid);
     return { project, device };
   }
 
@@ -268,8 +269,19 @@ export class HubRouter {
   }
 
   /** Refuses with 429 when `account` is over its limit; counts nothing. */
-  #check(account: string): void {
-    const decision = this.services.limiter.check(account);
+  async #check(account: string): Promise<void> {
+    this.#refuseUnless(await this.services.limiter.check(account));
+  }
+
+  /**
+   * Counts the request against `account` once every other check passed; 429 when the limit was
+   * reached meanwhile (by a request answered since the check, here or in another hub process).
+   */
+  async #take(account: string): Promise<void> {
+    this.#refuseUnless(await this.services.limiter.take(account));
+  }
+
+  #refuseUnless(decision: RateDecision): void {
     if (!decision.allowed) {
       const limits = this.services.limiter.limits;
       const limit = limits ? (decision.window === "day" ? limits.perDay : limits.perMinute) : 0;

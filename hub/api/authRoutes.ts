@@ -29,16 +29,16 @@ export async function signIn(
     throw errors.loginFieldsRequired();
   }
   // After repeated failures a username waits before any password is checked again.
-  const wait = logins.wait(username);
+  const wait = await logins.wait(username);
   if (wait > 0) throw errors.loginThrottled(Math.ceil(wait / 1000));
   const user = await store.accounts.getUserByUsername(username);
   // An unknown user costs the same scrypt work as a wrong password.
   const ok = await verifyPassword(password, user?.passwordHash ?? UNUSABLE_PASSWORD_HASH);
   if (!user || !ok) {
-    logins.failed(username);
+    await logins.failed(username);
     throw errors.loginFailed();
   }
-  logins.succeeded(username);
+  await logins.succeeded(username);
   const secret = newSecret("cardsim_session");
   await store.credentials.createToken({
     uid: ids.uuid(),

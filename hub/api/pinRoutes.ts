@@ -25,7 +25,7 @@ export function registerPinRoutes(router: HubRouter): void {
       }),
     );
     // Wrong guesses at the PIN this one replaces no longer hold its holder back.
-    router.services.pins.succeeded(device.uid);
+    await router.services.pins.succeeded(device.uid);
     return { device_uid: device.uid, pin };
   });
 

@@ -1,3 +1,5 @@
+import type { DeviceRecord } from "./records.js";
+
 /**
  * What several hub processes over one database share besides the records (docs/hub.md, "Several
  * hub processes"): the open sync sessions, the key of the `hello` challenges and the challenges
@@ -13,8 +15,11 @@ export interface ClusterStore {
   putSession(row: SessionRow): Promise<void>;
   /** A session's row rewritten (its last message, its counts); nothing if it has ended meanwhile. */
   updateSession(row: SessionRow): Promise<void>;
-  /** The session of a token; in a transaction, locked until it ends (its messages one at a time). */
-  getSession(token: string): Promise<SessionRow | undefined>;
+  /**
+   * The session of a token, and its device as it is now (null: none), read together; in a
+   * transaction the session is locked until it ends (its messages one at a time).
+   */
+  getSession(token: string): Promise<(SessionRow & { readonly device: DeviceRecord | null }) | undefined>;
   sessionsOfDevice(deviceUid: string): Promise<SessionRow[]>;
   deleteSession(token: string): Promise<void>;
   /** Takes out (and returns) the sessions last seen before `before`: each is taken by one process. */
@@ -31,16 +36,19 @@ export interface ClusterStore {
   pruneChallenges(now: number): Promise<void>;
 
   /**
-   * Rate limit buckets the processes share: `decide` is given the buckets of `keys` (locked until
-   * it has decided, so that processes taking from one bucket take in turn) and answers their new
-   * state (`buckets`, in the order of `keys`), or none to leave them as they were.
+   * The limiters' states the processes share (hello buckets, API rate windows, sign-in and PIN
+   * throttles), each a short text under a key: `decide` is given the states of `keys` (locked
+   * until it has decided, so that processes taking from one state take in turn) and answers their
+   * new states (in the order of `keys`; undefined leaves one as it was), or none to change nothing.
    */
-  updateBuckets<T>(
+  updateLimits<T>(
     keys: readonly string[],
-    decide: (buckets: (RateBucket | undefined)[]) => { buckets?: readonly RateBucket[]; result: T },
+    decide: (states: (string | undefined)[]) => { states?: readonly (LimitState | undefined)[]; result: T },
   ): Promise<T>;
-  /** Forgets buckets last taken from before `before` (full again by now). */
-  pruneBuckets(before: number): Promise<void>;
+  /** The states of `keys` as they are now, unlocked (a check that changes nothing). */
+  readLimits(keys: readonly string[]): Promise<(string | undefined)[]>;
+  /** Forgets the states that expired before `now` (each is as good as none by then). */
+  pruneLimits(now: number): Promise<void>;
 
   /** The processes seen alive (their last beat within the store's liveness window), this one included. */
   liveNodes(): Promise<string[]>;
@@ -61,10 +69,10 @@ export interface ClusterStore {
 /** The channels between hub processes: device changes (signal waits) and the live feed. */
 export type ClusterChannel = "cardsim_device" | "cardsim_feed";
 
-/** A token bucket: tokens left when last taken from, at that hub time (ms). */
-export interface RateBucket {
-  readonly tokens: number;
-  readonly at: number;
+/** A limiter's state as kept: its text, and the hub time after which it is as good as none. */
+export interface LimitState {
+  readonly data: string;
+  readonly expires: number;
 }
 
 export interface SessionRow {
@@ -78,3 +86,16 @@ export interface SessionRow {
 
 /** The longest a cluster payload may be (PostgreSQL's NOTIFY takes up to 8,000 bytes). */
 export const MAX_CLUSTER_PAYLOAD = 7000;
+
+/**
+ * A sweep of the expired limiter states at most once a minute of hub time (each process sweeps;
+ * what one misses the next does), for the limiters to call as they are used.
+ */
+export function limitSweeper(cluster: ClusterStore): (now: number) => void {
+  let swept = Number.NEGATIVE_INFINITY;
+  return (now) => {
+    if (now - swept < 60_000) return;
+    swept = now;
+    void cluster.pruneLimits(now).catch(() => undefined);
+  };
+}

@@ -1,4 +1,4 @@
-import type { ClusterStore } from "../store/ClusterStore.js";
+import { limitSweeper, type ClusterStore } from "../store/ClusterStore.js";
 
 /**
  * How many `hello` messages (unauthenticated: anyone may send one) the hub answers, as token
@@ -119,30 +119,36 @@ const MAX_BUCKETS = 100_000;
 
 /**
  * The hello limits of several hub processes over one store: the buckets are the store's
- * (ClusterStore.updateBuckets), so a round-robin in front of the processes gives no more hellos
+ * (ClusterStore.updateLimits), so a round-robin in front of the processes gives no more hellos
  * than one process would.
  */
 export class SharedHelloThrottle implements HelloLimiter {
-  #pruned = Number.NEGATIVE_INFINITY;
+  /** Buckets full again go (one process's sweep a minute does it). */
+  readonly prune: (now: number) => void;
 
   constructor(
     readonly limits: HelloLimits,
     private readonly cluster: ClusterStore,
-  ) {}
+  ) {
+    this.prune = limitSweeper(cluster);
+  }
 
   take(device: string, source: string, now: number): Promise<HelloRefusal | undefined> {
-    return this.cluster.updateBuckets(helloBucketKeys(device, source), ([perDevice, perSource]) => {
-      const taken = takeHello(this.limits, [perDevice, perSource], now);
-      return "refused" in taken ? { result: taken.refused } : { buckets: taken.buckets, result: undefined };
+    return this.cluster.updateLimits(helloBucketKeys(device, source), ([perDevice, perSource]) => {
+      const taken = takeHello(this.limits, [bucketOf(perDevice), bucketOf(perSource)], now);
+      if ("refused" in taken) return { result: taken.refused };
+      // A bucket untouched for a minute is full again: as good as none.
+      const states = taken.buckets.map((b) => ({ data: `${b.tokens} ${b.at}`, expires: b.at + 60_000 }));
+      return { states, result: undefined };
     });
   }
+}
 
-  /** Buckets untouched for a minute are full again: they go (one process's sweep does it). */
-  prune(now: number): void {
-    if (now - this.#pruned < 60_000) return;
-    this.#pruned = now;
-    void this.cluster.pruneBuckets(now - 60_000).catch(() => undefined);
-  }
+/** A bucket as SharedHelloThrottle keeps it ("tokens at"), or none. */
+function bucketOf(state: string | undefined): Bucket | undefined {
+  if (state === undefined) return undefined;
+  const [tokens, at] = state.split(" ").map(Number);
+  return Number.isFinite(tokens) && Number.isFinite(at) ? { tokens: tokens!, at: at! } : undefined;
 }
 
 /** The hello limits on the hub clock (state in memory: a restarted hub starts with full buckets). */

@@ -70,9 +70,11 @@ export class SessionRecords {
    * expired, the device is gone, or it was disabled (which ends the session).
    */
   async find(token: string): Promise<FoundSession> {
-    const session = await this.sessions.get(token, this.clock.now());
-    if (!session) return { refused: expired().reply() };
-    const device = await this.store.devices.getDevice(session.deviceUid);
+    const found = await this.sessions.find(token, this.clock.now());
+    if (!found) return { refused: expired().reply() };
+    const { session } = found;
+    const device =
+      found.device === undefined ? await this.store.devices.getDevice(session.deviceUid) : found.device;
     if (!device || device.projectUid !== session.projectUid) {
       await this.sessions.remove(session);
       return { refused: expired().reply() };

@@ -1,5 +1,6 @@
 import type { JsonObject } from "../../core/json.js";
 import type { ClusterStore, SessionRow } from "../store/ClusterStore.js";
+import type { DeviceRecord } from "../store/records.js";
 import type { SessionTable, SessionTraffic, SyncSession } from "./SyncSessions.js";
 
 /** A session as its row keeps it (JSON: no Set, no infinity). */
@@ -44,10 +45,17 @@ export class SharedSyncSessions implements SessionTable {
   }
 
   async get(token: string, now: number): Promise<SyncSession | undefined> {
+    return (await this.find(token, now))?.session;
+  }
+
+  async find(
+    token: string,
+    now: number,
+  ): Promise<{ session: SyncSession; device: DeviceRecord | null } | undefined> {
     const row = await this.cluster.getSession(token);
     const session = row && sessionOf(row);
     if (!session || now - session.lastSeenMs > this.idleMs) return undefined;
-    return session;
+    return { session, device: row.device };
   }
 
   async save(session: SyncSession): Promise<void> {

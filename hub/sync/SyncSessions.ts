@@ -1,4 +1,5 @@
 import type { JsonObject } from "../../core/json.js";
+import type { DeviceRecord } from "../store/records.js";
 
 /** The traffic of one session as the hub counts it: every message's JSON both ways, notes each way. */
 export interface SessionTraffic {
@@ -50,6 +51,14 @@ export interface SessionTable {
   add(session: SyncSession): Promise<void>;
   /** The live session of a token (an expired one stays until swept). */
   get(token: string, now: number): Promise<SyncSession | undefined>;
+  /**
+   * As `get`, with the session's device where the table reads it in the same step (a table several
+   * processes share: one statement); `device` left out when it does not (read it from the store).
+   */
+  find(
+    token: string,
+    now: number,
+  ): Promise<{ session: SyncSession; device?: DeviceRecord | null } | undefined>;
   /** The session changed by a message (its counts, its last message): kept as it is now. */
   save(session: SyncSession): Promise<void>;
   remove(session: SyncSession): Promise<void>;
@@ -89,6 +98,11 @@ export class SyncSessions implements SessionTable {
     const session = this.#byToken.get(token);
     if (!session || now - session.lastSeenMs > this.idleMs) return undefined;
     return session;
+  }
+
+  async find(token: string, now: number): Promise<{ session: SyncSession } | undefined> {
+    const session = await this.get(token, now);
+    return session && { session };
   }
 
   /** The session object in memory is the one kept. */

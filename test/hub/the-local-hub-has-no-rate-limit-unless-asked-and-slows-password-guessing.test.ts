@@ -4,8 +4,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../../hub/auth/RateLimiter.js";
 import { FREE_LOGIN_FAILURES } from "../../hub/auth/LoginThrottle.js";
 import { buildHubApp } from "../../hub/HubApp.js";
-import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
+import { describeOnBackends, openTestStore } from "../support/backends.js";
 import { expectErrorBody, TestHub } from "./support/hubFixture.js";
 
 const hubs: TestHub[] = [];
@@ -22,15 +22,17 @@ async function hub(options: Parameters<typeof TestHub.start>[0] = {}): Promise<T
   return made;
 }
 
-describe("the local hub's rate limit", () => {
+// On PostgreSQL the limits and the throttle are counted in the store (several hub processes share
+// them): one hub there answers exactly as one on SQLite, which counts in memory.
+describeOnBackends("the local hub's rate limit", (backend) => {
   it("is off by default: a script's 100 calls in a second all succeed", async () => {
-    const h = await hub();
+    const h = await hub({ backend });
     for (let i = 0; i < 100; i++) expect((await h.get(h.p("/devices"))).status).toBe(200);
   });
 
   it("emulates the hosted service when asked: 7 a minute per billing account, then 429 with Retry-After", async () => {
     expect(parseRateLimits("hosted")).toEqual({ perMinute: 7, perDay: 10_200 });
-    const h = await hub({ rateLimits: HOSTED_RATE_LIMITS });
+    const h = await hub({ rateLimits: HOSTED_RATE_LIMITS, backend });
     for (let i = 0; i < 7; i++) expect((await h.get(h.p("/devices"))).status).toBe(200);
     const limited = await h.get(h.p("/devices"));
     expectErrorBody(limited, 429);
@@ -40,7 +42,7 @@ describe("the local hub's rate limit", () => {
   });
 
   it("does not count requests refused for the caller's role or for not being in the project", async () => {
-    const h = await hub({ rateLimits: HOSTED_RATE_LIMITS });
+    const h = await hub({ rateLimits: HOSTED_RATE_LIMITS, backend });
     // The viewer may not write environment variables; an outsider is in no role at all.
     for (let i = 0; i < 20; i++) {
       expectErrorBody(
@@ -54,12 +56,12 @@ describe("the local hub's rate limit", () => {
   });
 });
 
-describe("logins", () => {
+describeOnBackends("logins", (backend) => {
   const login = (h: TestHub, password: string) =>
     h.post("/auth/login", { username: "admin@cardsim.local", password }, { as: null });
 
   it("are slowed per username after repeated failures, doubling the wait; a success clears it", async () => {
-    const h = await hub();
+    const h = await hub({ backend });
     for (let i = 0; i < FREE_LOGIN_FAILURES; i++) expectErrorBody(await login(h, "wrong"), 401);
     // The sixth failure makes the username wait 1 s, the next 2 s, ...
     expectErrorBody(await login(h, "wrong"), 401);
@@ -94,7 +96,7 @@ describe("the hub's log", () => {
     });
     for (const level of ["info", "debug"] as const) {
       lines.length = 0;
-      const store = new SqliteHubStore(":memory:");
+      const store = await openTestStore();
       const { app } = await buildHubApp({
         store,
         clock: new FakeClock(),

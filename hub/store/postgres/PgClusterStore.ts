@@ -4,9 +4,10 @@ import {
   MAX_CLUSTER_PAYLOAD,
   type ClusterChannel,
   type ClusterStore,
-  type RateBucket,
+  type LimitState,
   type SessionRow,
 } from "../ClusterStore.js";
+import type { DeviceRecord } from "../records.js";
 import type { PgConnection } from "./PgConnection.js";
 import type { PgDeviceStore } from "./PgDeviceStore.js";
 
@@ -131,10 +132,20 @@ export class PgClusterStore implements ClusterStore {
     );
   }
 
-  async getSession(token: string): Promise<SessionRow | undefined> {
-    const lock = this.sql.inTransaction ? " FOR UPDATE" : "";
-    const row = await this.sql.get<Row>(`SELECT * FROM sync_sessions WHERE token = ?${lock}`, token);
-    return row && sessionRow(row);
+  async getSession(token: string): Promise<(SessionRow & { device: DeviceRecord | null }) | undefined> {
+    // One statement for what every sync message first needs: its session (locked in a
+    // transaction) and the session's device.
+    const lock = this.sql.inTransaction ? " FOR UPDATE OF s" : "";
+    const row = await this.sql.get<Row & { device_doc: string | null }>(
+      `SELECT s.*, d.doc AS device_doc FROM sync_sessions s LEFT JOIN devices d ON d.uid = s.device_uid
+        WHERE s.token = ?${lock}`,
+      token,
+    );
+    if (!row) return undefined;
+    return {
+      ...sessionRow(row),
+      device: row.device_doc === null ? null : (JSON.parse(row.device_doc) as DeviceRecord),
+    };
   }
 
   async sessionsOfDevice(deviceUid: string): Promise<SessionRow[]> {
@@ -204,36 +215,49 @@ export class PgClusterStore implements ClusterStore {
     await this.sql.run("DELETE FROM spent_challenges WHERE expires < ?", now);
   }
 
-  async updateBuckets<T>(
+  async updateLimits<T>(
     keys: readonly string[],
-    decide: (buckets: (RateBucket | undefined)[]) => { buckets?: readonly RateBucket[]; result: T },
+    decide: (states: (string | undefined)[]) => { states?: readonly (LimitState | undefined)[]; result: T },
   ): Promise<T> {
     return this.sql.atomic(async () => {
-      // Made if missing, then locked, in the order of the keys' text (no two takers deadlock).
+      // Made if missing (empty: none yet), then locked, in the order of the keys' text (no two
+      // takers deadlock, and two that both found none still take in turn).
       const sorted = [...new Set(keys)].sort();
       await this.sql.run(
-        "INSERT INTO rate_buckets (key, tokens, at) SELECT k, 'NaN', 0 FROM unnest(?::text[]) AS k ON CONFLICT (key) DO NOTHING",
+        "INSERT INTO limit_states (key, data, expires) SELECT k, '', 0 FROM unnest(?::text[]) AS k ON CONFLICT (key) DO NOTHING",
         sorted,
       );
-      const rows = await this.sql.all<{ key: string; tokens: number; at: number }>(
-        "SELECT key, tokens, at FROM rate_buckets WHERE key = ANY (?::text[]) ORDER BY key FOR UPDATE",
+      const rows = await this.sql.all<{ key: string; data: string }>(
+        "SELECT key, data FROM limit_states WHERE key = ANY (?::text[]) ORDER BY key FOR UPDATE",
         sorted,
       );
-      const byKey = new Map(rows.filter((r) => !Number.isNaN(r.tokens)).map((r) => [r.key, r]));
-      const decided = decide(keys.map((key) => byKey.get(key)));
-      for (const [i, bucket] of (decided.buckets ?? []).entries())
+      const decided = decide(statesOf(keys, rows));
+      const changed = (decided.states ?? []).flatMap((state, i) =>
+        state ? [{ ...state, key: keys[i]! }] : [],
+      );
+      if (changed.length > 0)
         await this.sql.run(
-          "UPDATE rate_buckets SET tokens = ?, at = ? WHERE key = ?",
-          bucket.tokens,
-          bucket.at,
-          keys[i],
+          `UPDATE limit_states SET data = c.data, expires = c.expires
+             FROM unnest(?::text[], ?::text[], ?::bigint[]) AS c(key, data, expires)
+            WHERE limit_states.key = c.key`,
+          changed.map((c) => c.key),
+          changed.map((c) => c.data),
+          changed.map((c) => c.expires),
         );
       return decided.result;
     });
   }
 
-  async pruneBuckets(before: number): Promise<void> {
-    await this.sql.run("DELETE FROM rate_buckets WHERE at < ?", before);
+  async readLimits(keys: readonly string[]): Promise<(string | undefined)[]> {
+    const rows = await this.sql.all<{ key: string; data: string }>(
+      "SELECT key, data FROM limit_states WHERE key = ANY (?::text[])",
+      [...new Set(keys)],
+    );
+    return statesOf(keys, rows);
+  }
+
+  async pruneLimits(now: number): Promise<void> {
+    await this.sql.run("DELETE FROM limit_states WHERE expires < ?", now);
   }
 
   async liveNodes(): Promise<string[]> {
@@ -282,3 +306,12 @@ const sessionRow = (r: Row): SessionRow => ({
   lastSeen: r.last_seen,
   data: r.data,
 });
+
+/** The states of `keys` in their order from the rows found (an empty text: none yet). */
+function statesOf(
+  keys: readonly string[],
+  rows: readonly { key: string; data: string }[],
+): (string | undefined)[] {
+  const byKey = new Map(rows.filter((r) => r.data !== "").map((r) => [r.key, r.data]));
+  return keys.map((key) => byKey.get(key));
+}

@@ -426,6 +426,13 @@ export const pgMigrations: readonly string[] = [
     modified BIGINT NOT NULL
   );
   `),
+  // 5: the limiters' states every hub process shares (hello buckets, API rate windows, sign-in and
+  // PIN throttles) as texts under keys, in place of the hello buckets' own table.
+  bytewise(`
+  CREATE TABLE limit_states (key TEXT PRIMARY KEY, data TEXT NOT NULL, expires BIGINT NOT NULL);
+  CREATE INDEX limit_states_expires ON limit_states(expires);
+  DROP TABLE rate_buckets;
+  `),
 ];
 
 /** Raised for a database this hub cannot use as it is (the CLI prints its message as one line). */

@@ -41,7 +41,7 @@ describe("a page of 100,000 events", () => {
   });
 
   const plan = (filter: EventFilter, order: EventOrder = { by: "captured", descending: false }, offset = 0) =>
-    hub.store.telemetry.planOf(hub.projectUid, filter, { order, page: { offset, limit: 50 } });
+    hub.sqlite.telemetry.planOf(hub.projectUid, filter, { order, page: { offset, limit: 50 } });
 
   it.each([
     ["the default page (captured, ascending)", {}, { by: "captured", descending: false }, "events_captured"],
@@ -74,12 +74,12 @@ describe("a page of 100,000 events", () => {
       await plan({ deviceUids: [devices[3]!] }, { by: "device_uid", descending: false }),
       await plan({ sessionUids: ["s"] }),
       await plan({ eventUids: ["00000000-0000-4000-8000-000000000007"] }),
-      await hub.store.telemetry.planOf(
+      await hub.sqlite.telemetry.planOf(
         hub.projectUid,
         {},
         { cursor: { cursor: null, descending: true, limit: 50 } },
       ),
-      await hub.store.telemetry.planOf(
+      await hub.sqlite.telemetry.planOf(
         hub.projectUid,
         {},
         { cursor: { cursor: "00000000-0000-4000-8000-000000050000", descending: false, limit: 50 } },

@@ -56,11 +56,13 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     await one.cluster.putSession({ token: "t1", deviceUid: "dev:1", lastSeen: 1000, data: "{}" });
     await one.cluster.putSession({ token: "t2", deviceUid: "dev:1", lastSeen: 5000, data: "{}" });
     await two.cluster.updateSession({ token: "t1", deviceUid: "dev:1", lastSeen: 2000, data: '{"n":1}' });
+    // Read with the session's device (none stored here yet).
     expect(await one.cluster.getSession("t1")).toEqual({
       token: "t1",
       deviceUid: "dev:1",
       lastSeen: 2000,
       data: '{"n":1}',
+      device: null,
     });
     expect((await two.cluster.sessionsOfDevice("dev:1")).map((s) => s.token).sort()).toEqual(["t1", "t2"]);
     // An idle session is taken out by one process only.
@@ -71,6 +73,11 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     expect([...a, ...b].map((s) => s.token)).toEqual(["t1"]);
     await one.cluster.deleteSession("t2");
     expect(await two.cluster.countSessions()).toBe(0);
+    // A session of a stored device comes with the device as it is now.
+    await putDevice(one, 9);
+    await two.cluster.putSession({ token: "t9", deviceUid: "dev:9", lastSeen: 1000, data: "{}" });
+    expect((await one.cluster.getSession("t9"))?.device).toEqual(await two.devices.getDevice("dev:9"));
+    await two.cluster.deleteSession("t9");
     // Updating a session that ended brings nothing back.
     await two.cluster.updateSession({ token: "t2", deviceUid: "dev:1", lastSeen: 9000, data: "{}" });
     expect(await one.cluster.getSession("t2")).toBeUndefined();
@@ -94,6 +101,29 @@ describe.skipIf(!admin)("hub processes over one PostgreSQL database", () => {
     expect(both.find((r) => r !== undefined)).toEqual({ wait: 20_000, limit: "from this address" });
     // Half a minute later the device has one hello again.
     expect(await b.take("dev:1", "10.0.0.2", t + 30_000)).toBeUndefined();
+  });
+
+  it("keep the limiters' states in one place: each change seen by both, taken in turn, forgotten once expired", async () => {
+    const keys = ["k\na", "k\nb"];
+    expect(await one.cluster.readLimits(keys)).toEqual([undefined, undefined]);
+    // A decision that changes nothing leaves no state behind.
+    expect(await two.cluster.updateLimits(keys, (states) => ({ result: states }))).toEqual([
+      undefined,
+      undefined,
+    ]);
+    expect(await one.cluster.readLimits(keys)).toEqual([undefined, undefined]);
+    // Counters taken from both processes at once: every increment lands (the rows are locked).
+    const increment = (store: PgHubStore) =>
+      store.cluster.updateLimits(keys, ([a]) => {
+        const n = Number(a ?? 0) + 1;
+        return { states: [{ data: String(n), expires: 5000 }, undefined], result: n };
+      });
+    const taken = await Promise.all([1, 2, 3, 4].map((i) => increment(i % 2 ? one : two)));
+    expect(taken.sort()).toEqual([1, 2, 3, 4]);
+    expect(await two.cluster.readLimits(keys)).toEqual(["4", undefined]);
+    await two.cluster.updateLimits(["k\nb"], () => ({ states: [{ data: "x", expires: 9000 }], result: 0 }));
+    await one.cluster.pruneLimits(6000);
+    expect(await two.cluster.readLimits(keys)).toEqual([undefined, "x"]);
   });
 
   it("know each other alive, and hear what each other publishes", async () => {

@@ -9,7 +9,9 @@ import { hashPassword, newPassword } from "../../../hub/auth/secrets.js";
 import { buildHubApp } from "../../../hub/HubApp.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import type { DeviceInput, DeviceRecord, ProjectRole } from "../../../hub/store/records.js";
+import type { HubStore } from "../../../hub/store/HubStore.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
+import { openTestStore, type Backend } from "../../support/backends.js";
 import { OpenApiContract } from "./OpenApiContract.js";
 
 export interface HubResponse {
@@ -62,13 +64,16 @@ export class TestHub {
   private constructor(
     readonly app: FastifyInstance,
     readonly services: HubServices,
-    readonly store: SqliteHubStore,
+    readonly store: HubStore,
     readonly clock: FakeClock,
     readonly ids: HubIds,
   ) {}
 
-  static async start(options: { rateLimits?: RateLimits | false; seed?: number } = {}): Promise<TestHub> {
-    const store = new SqliteHubStore(":memory:");
+  /** `backend`: the database (default SQLite in memory; `postgres`, a new database on the tests' server). */
+  static async start(
+    options: { rateLimits?: RateLimits | false; seed?: number; backend?: Backend } = {},
+  ): Promise<TestHub> {
+    const store = await openTestStore(options.backend);
     const clock = new FakeClock();
     const ids = new HubIds(new SeededRandom(options.seed ?? 7));
     const { app, services } = await buildHubApp({
@@ -175,7 +180,13 @@ export class TestHub {
    * older hub stored, a damaged row).
    */
   rawSql(sql: string, ...params: unknown[]): void {
-    this.store.notefiles["sql"].run(sql, ...params);
+    this.sqlite.notefiles["sql"].run(sql, ...params);
+  }
+
+  /** The store as SQLite's, for what only it has (query plans, raw rows); a hub on PostgreSQL throws. */
+  get sqlite(): SqliteHubStore {
+    if (!(this.store instanceof SqliteHubStore)) throw new Error("this test hub is not on SQLite");
+    return this.store;
   }
 
   async request(method: string, url: string, options: RequestOptions = {}): Promise<HubResponse> {

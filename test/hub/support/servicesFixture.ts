@@ -4,10 +4,11 @@ import { bootstrapHub, NO_SIGN_IN, type BootstrapState } from "../../../hub/boot
 import { HubIds } from "../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../hub/HubServices.js";
 import type { EventRecord } from "../../../hub/store/records.js";
-import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
+import type { HubStore } from "../../../hub/store/HubStore.js";
+import { openTestStore, type Backend } from "../../support/backends.js";
 
 /**
- * The hub's services in process, without fastify: an in-memory database bootstrapped like a
+ * The hub's services in process, without fastify: a fresh database bootstrapped like a
  * first start (one project with its default product), a fake clock and seeded identifiers.
  * Subscriber faults are collected in `listenerErrors`.
  */
@@ -15,14 +16,19 @@ export class TestServices {
   private constructor(
     readonly listenerErrors: { error: unknown; event: EventRecord }[],
     readonly services: HubServices,
-    readonly store: SqliteHubStore,
+    readonly store: HubStore,
     readonly clock: FakeClock,
     readonly state: BootstrapState,
   ) {}
 
-  /** `clock`: the clock to run on (a module's, so both ends share one time); a new one by default. */
-  static async start(options: { seed?: number; clock?: FakeClock } = {}): Promise<TestServices> {
-    const store = new SqliteHubStore(":memory:");
+  /**
+   * `clock`: the clock to run on (a module's, so both ends share one time); a new one by default.
+   * `backend`: the database (default SQLite in memory).
+   */
+  static async start(
+    options: { seed?: number; clock?: FakeClock; backend?: Backend } = {},
+  ): Promise<TestServices> {
+    const store = await openTestStore(options.backend);
     const clock = options.clock ?? new FakeClock();
     const ids = new HubIds(new SeededRandom(options.seed ?? 7));
     const listenerErrors: { error: unknown; event: EventRecord }[] = [];

@@ -6,7 +6,7 @@ import { bootstrapHub, NO_SIGN_IN } from "../../../../hub/bootstrap.js";
 import { HubIds } from "../../../../hub/HubIds.js";
 import { createHubServices, type HubServices } from "../../../../hub/HubServices.js";
 import type { FirmwareType } from "../../../../hub/store/FirmwareStore.js";
-import { SqliteHubStore } from "../../../../hub/store/sqlite/SqliteHubStore.js";
+import type { HubStore } from "../../../../hub/store/HubStore.js";
 import { FakeClock } from "../../../../runtime/FakeClock.js";
 import {
   DFU_MESSAGE_TYPES,
@@ -16,6 +16,7 @@ import {
   type ReadReply,
 } from "../../../../protocol/messages.js";
 import { MockHub } from "../../../firmware/sync/support/MockHub.js";
+import { openTestStore, type Backend } from "../../../support/backends.js";
 
 /**
  * The real hub's DFU service (firmware store, requests, history, on a real store) behind a
@@ -35,7 +36,7 @@ export class DfuBridgeHub {
 
   private constructor(
     readonly services: HubServices,
-    readonly store: SqliteHubStore,
+    readonly store: HubStore,
     /** The hub's clock: the one it was started with, until `attach` gives it the module's. */
     readonly clock: Clock,
     private readonly time: { target: Clock },
@@ -43,8 +44,9 @@ export class DfuBridgeHub {
     readonly productUid: string,
   ) {}
 
-  static async start(clock: Clock = new FakeClock(), seed = 7): Promise<DfuBridgeHub> {
-    const store = new SqliteHubStore(":memory:");
+  /** `backend`: the database (default SQLite in memory). */
+  static async start(clock: Clock = new FakeClock(), seed = 7, backend?: Backend): Promise<DfuBridgeHub> {
+    const store = await openTestStore(backend);
     const ids = new HubIds(new SeededRandom(seed));
     const time = { target: clock };
     const delegate: Clock = {

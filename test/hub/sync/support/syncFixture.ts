@@ -26,8 +26,8 @@ import { ScriptedModule, type SendMessage } from "./ScriptedModule.js";
 export type Via = "in process" | "http" | "https";
 export const ALL_VIAS: Via[] = ["in process", "http", "https"];
 
-/** Which database the hub keeps its records in. */
-export type Backend = "sqlite" | "postgres";
+import type { Backend } from "../../../support/backends.js";
+export type { Backend };
 
 /**
  * Every way in on SQLite, and the in-process and HTTP ways on PostgreSQL when a server is to be
