@@ -117,6 +117,13 @@ export default tseslint.config(
       "no-constant-condition": ["error", { checkLoops: false }],
     },
   },
+  // The few CommonJS files: the command's launcher (bin/package.json) and what it requires, which
+  // Node starts without its ES module loader (docs/performance.md, "Command start-up").
+  {
+    files: ["bin/cardsim.js", "**/*.cjs"],
+    languageOptions: { sourceType: "commonjs" },
+    rules: { "@typescript-eslint/no-require-imports": "off" },
+  },
   // The browser console: a client of the hub's REST API and live stream only, in the browser.
   {
     files: ["console/**/*.ts"],

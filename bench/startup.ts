@@ -76,9 +76,9 @@ function startModule(command: string, cwd: string) {
   });
 }
 
-/** Milliseconds of one check of a clone's build stamp (tools/buildStamp.js), median of 200, in process. */
+/** Milliseconds of one check of a clone's build stamp (tools/buildStamp.cjs), median of 200, in process. */
 function stampCheckMs(): number {
-  const script = `import { buildIsFresh } from "./tools/buildStamp.js";
+  const script = `import { buildIsFresh } from "./tools/buildStamp.cjs";
     const xs = []; for (let i = 0; i < 201; i++) { const t = performance.now(); buildIsFresh(".", "dist"); xs.push(performance.now() - t); }
     xs.shift(); xs.sort((a, b) => a - b); console.log(xs[100]);`;
   const run = spawnSync(process.execPath, ["--input-type=module", "-e", script], {

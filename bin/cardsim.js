@@ -1,32 +1,40 @@
 #!/usr/bin/env node
 // The `cardsim` command. An installed package runs its compiled JavaScript (dist/). A clone runs
 // its build too while the build was made from the sources as they are now (`npm ci` builds it,
-// tools/buildStamp.js checks it), and its TypeScript through tsx otherwise, so that a developer
+// tools/buildStamp.cjs checks it), and its TypeScript through tsx otherwise, so that a developer
 // editing the sources never runs a stale build. CARDSIM_DIST=1 runs a clone's build whatever its
 // stamp says, CARDSIM_DIST=0 the sources.
-import { existsSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+//
+// CommonJS (bin/package.json says so), as is the build's start bundle (tools/bundleCli.js): Node
+// then starts the command without its ES module loader, which `--help`, `--version` and `req`
+// do not need; a subcommand's `import()` of the rest of dist/ starts it when it runs
+// (docs/performance.md, "Command start-up").
+"use strict";
+const { existsSync } = require("node:fs");
+const { join } = require("node:path");
+const { pathToFileURL } = require("node:url");
 
-const dist = new URL("../dist/", import.meta.url);
-const built = new URL("cli/main.js", dist);
+const root = join(__dirname, "..");
+const dist = join(root, "dist");
 // The start path in one file (tools/bundleCli.js); a build made before it had only main.js.
-const bundle = new URL("cli/cardsim.js", dist);
+const bundle = join(dist, "cli", "cardsim.cjs");
+const built = join(dist, "cli", "main.js");
 
-async function runBuild() {
-  if (!existsSync(new URL("../cli/main.ts", import.meta.url))) return existsSync(built); // installed
+/** Whether to run the build (else the sources): always in an installed package. */
+function runBuild() {
+  if (!existsSync(join(root, "cli", "main.ts"))) return true; // installed
   const choice = process.env.CARDSIM_DIST;
   if (choice === "0") return false;
-  if (choice === "1") return existsSync(built);
-  const { buildIsFresh } = await import("../tools/buildStamp.js");
-  return buildIsFresh(fileURLToPath(new URL("..", import.meta.url)), fileURLToPath(dist));
+  if (choice === "1") return existsSync(bundle) || existsSync(built); // a build if there is one
+  return require("../tools/buildStamp.cjs").buildIsFresh(root, dist);
 }
 
-if (await runBuild()) {
-  const { main } = await import((existsSync(bundle) ? bundle : built).href);
-  await main(process.argv);
-} else {
+async function importSources() {
   const { register } = await import("tsx/esm/api");
   register();
-  const { main } = await import("../cli/main.ts");
-  await main(process.argv);
+  return import(pathToFileURL(join(root, "cli", "main.ts")).href);
 }
+
+if (!runBuild()) importSources().then(({ main }) => main(process.argv));
+else if (existsSync(bundle)) require(bundle).main(process.argv);
+else import(pathToFileURL(built).href).then(({ main }) => main(process.argv));

@@ -1,5 +1,3 @@
-import { InvalidArgumentError } from "commander";
-
 /**
  * A mistake the person at the command line can fix (a port in use, a missing tool, a wrong
  * option): printed as one line saying what is wrong and what to do, exit status 2, no stack.
@@ -51,9 +49,18 @@ export async function userFacing<T>(work: () => T | Promise<T>, hint?: string): 
   }
 }
 
+/**
+ * Whether `error` is commander's InvalidArgumentError (an option's value refused), by its code:
+ * the start bundle holds its own copy of commander (tools/bundleCli.js) and what a subcommand
+ * loads later imports node_modules' copy, whose class `instanceof` would miss.
+ */
+function isInvalidArgument(error: unknown): boolean {
+  return error instanceof Error && (error as { code?: unknown }).code === "commander.invalidArgument";
+}
+
 /** Whether an error is a mistake to report in one line (exit 2) rather than a fault of cardsim. */
 export function isUserMistake(error: unknown): boolean {
-  if (isCliError(error) || error instanceof InvalidArgumentError) return true;
+  if (isCliError(error) || isInvalidArgument(error)) return true;
   // The module's own refusals (flash in use, unreadable, of a newer format) are the user's to fix.
   return error instanceof Error && error.name === "SimError";
 }

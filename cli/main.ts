@@ -3,7 +3,11 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Command, CommanderError, InvalidArgumentError } from "commander";
 import { isUserMistake, oneLine } from "./CliError.js";
-import { registrations } from "./commands.js";
+import { commanderOutput } from "./commanderOutput.js";
+import { subcommandsFor } from "./commands.js";
+
+/** cardsim's version, written into the start bundle when it is built (tools/bundleCli.js). */
+declare const CARDSIM_BUNDLED_VERSION: string | undefined;
 
 /** `cardsim hub token create` for the command an action belongs to. */
 function commandPath(command: Command): string {
@@ -12,8 +16,12 @@ function commandPath(command: Command): string {
   return names.join(" ");
 }
 
-/** The version in cardsim's package.json (above `cli/` in a clone, above `dist/cli/` in the package). */
+/**
+ * The version in cardsim's package.json (above `cli/` in a clone, above `dist/cli/` in the
+ * package), or the one the start bundle was built with, which need not read it.
+ */
 function packageVersion(): string {
+  if (typeof CARDSIM_BUNDLED_VERSION === "string") return CARDSIM_BUNDLED_VERSION;
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     const file = join(dir, "package.json");
     if (existsSync(file)) {
@@ -37,6 +45,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     .version(packageVersion(), "-V, --version", "print cardsim's version")
     .exitOverride()
     .configureOutput({
+      ...commanderOutput(),
       outputError: (text, write) => write(`${running}: ${text.replace(/^error: /, "")}`),
     })
     .hook("preSubcommand", (_program, sub) => {
@@ -45,7 +54,7 @@ export async function main(argv: readonly string[]): Promise<void> {
     .hook("preAction", (_program, action) => {
       running = commandPath(action);
     });
-  for (const register of registrations) register(program);
+  for (const register of subcommandsFor(argv.slice(2))) register(program);
   try {
     await program.parseAsync(argv as string[]);
   } catch (error) {

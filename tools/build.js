@@ -1,5 +1,5 @@
 // `npm run build`: compiles every layer to dist/ (tsc -p tsconfig.build.json) and stamps it with
-// the fingerprint of the sources it was made from (tools/buildStamp.js), so that bin/cardsim.js
+// the fingerprint of the sources it was made from (tools/buildStamp.cjs), so that bin/cardsim.js
 // runs it only while it matches them; the command line's start path is bundled into one file
 // (tools/bundleCli.js). Run by `prepare`, so `npm ci` / `npm install` in a clone and
 // `npm pack` build it. A build that is already fresh is kept (`--force` rebuilds anyway).
@@ -12,7 +12,7 @@ import { existsSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { buildIsFresh, sourceFingerprint, STAMP } from "./buildStamp.js";
+import { buildIsFresh, sourceFingerprint, STAMP } from "./buildStamp.cjs";
 import { bundleCli } from "./bundleCli.js";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -37,7 +37,7 @@ if (run.status !== 0) {
   process.exit(run.status ?? 1);
 }
 try {
-  await bundleCli(building);
+  await bundleCli(building, root);
 } catch (error) {
   rmSync(building, { recursive: true, force: true });
   console.error(
@@ -45,7 +45,7 @@ try {
   );
   process.exit(1);
 }
-writeFileSync(join(building, STAMP), `${fingerprint}\n`);
+writeFileSync(join(building, STAMP), fingerprint);
 const old = join(root, `.dist-old-${process.pid}`);
 if (existsSync(dist)) renameSync(dist, old);
 renameSync(building, dist);

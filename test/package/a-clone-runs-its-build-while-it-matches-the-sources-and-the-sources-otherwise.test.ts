@@ -46,7 +46,13 @@ describe(
 
     beforeAll(() => {
       clone = mkdtempSync(join(tmpdir(), "cardsim-clone-"));
-      for (const file of ["bin/cardsim.js", "tools/build.js", "tools/buildStamp.js", "tools/bundleCli.js"]) {
+      for (const file of [
+        "bin/cardsim.js",
+        "bin/package.json",
+        "tools/build.js",
+        "tools/buildStamp.cjs",
+        "tools/bundleCli.js",
+      ]) {
         cpSync(join(REPO, file), join(clone, file));
       }
       symlinkSync(join(REPO, "node_modules"), join(clone, "node_modules"), "dir");
@@ -88,7 +94,7 @@ describe(
     });
 
     it("runs the start path from one bundled file, and what it loads later from the build", () => {
-      expect(existsSync(join(clone, "dist", "cli", "cardsim.js"))).toBe(true);
+      expect(existsSync(join(clone, "dist", "cli", "cardsim.cjs"))).toBe(true);
       expect(ranFrom({}, "--lazy")).toMatch(/\/dist\/core\/lazy\.js$/);
     });
 

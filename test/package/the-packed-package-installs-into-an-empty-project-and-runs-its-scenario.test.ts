@@ -26,6 +26,9 @@ describe("npm pack, then npm install of the tarball into an empty project", () =
     const { stdout } = await run("tar", ["tzf", packed.tarball]);
     const files = stdout.trim().split("\n");
     expect(files).toContain("package/bin/cardsim.js");
+    // The launcher is CommonJS (bin/package.json) and runs the start bundle (tools/bundleCli.js).
+    expect(files).toContain("package/bin/package.json");
+    expect(files).toContain("package/dist/cli/cardsim.cjs");
     expect(files).toContain("package/dist/harness/index.js");
     expect(files).toContain("package/dist/harness/index.d.ts");
     expect(files).toContain("package/dist/runtime/index.d.ts");
