@@ -42,7 +42,7 @@ function memory(): { heap: number; rss: number } {
 }
 
 async function inProcess(): Promise<void> {
-  const days = Number(flag("--days") ?? 1);
+  const days = flag("--hours") ? Number(flag("--hours")) / 24 : Number(flag("--days") ?? 1);
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-fleet-"));
   try {
     const before = memory();
@@ -52,9 +52,12 @@ async function inProcess(): Promise<void> {
     const booted = memory();
     let summary;
     let afterRun = booted;
+    const cpuBefore = process.cpuUsage();
+    let cpu = cpuBefore;
     try {
       summary = await fleet.run(days * DAY);
     } finally {
+      cpu = process.cpuUsage(cpuBefore);
       afterRun = memory();
       await fleet.close();
     }
@@ -74,6 +77,7 @@ async function inProcess(): Promise<void> {
           sessions,
           failed: summary.sessions.failed,
           "sessions/s": fmt(sessions / seconds),
+          "CPU ms/session": fmt((cpu.user + cpu.system) / 1000 / sessions, 2),
           "note events": summary.events?.notes ?? 0,
           "events/s": fmt(eventsPerSecond),
           "raw inserts/s (ceiling)": fmt(raw),
