@@ -274,14 +274,12 @@ export class Fleet {
       this.#groupCommits(true);
       await this.#drive(durationMs, progress, () => campaigns?.settled());
     } finally {
+      // The last syncs commit on their own: batch after batch on a clock moved only for them.
+      this.#groupCommits(false);
       campaigns?.stop();
       for (const member of this.#members) member.stop(this.#context);
     }
-    try {
-      await this.#drain();
-    } finally {
-      this.#groupCommits(false);
-    }
+    await this.#drain();
     await this.hub?.settle();
     this.counts.penaltyBoxes = this.#members.filter((m) => m.module.schedule.boxed() !== undefined).length;
     return summarize(this.counts, {
