@@ -12,7 +12,9 @@
 // `--product`, or `--dir` of its credentials.json), spread over `--workers` worker threads, their
 // clocks at `--speed` times real time; sessions per second and memory per module are reported.
 //
-// Run: node --expose-gc --import tsx bench/fleet.ts [--modules N] [--days N]
+// Prints the CPU time (user + system) per session of the run, the figure to compare under load.
+//
+// Run: node --expose-gc --import tsx bench/fleet.ts [--modules N] [--days N | --hours N]
 //      node --import tsx bench/fleet.ts --hub https://localhost:7443 --dir D --modules 1000 --workers 2 --speed 3600x [--hours N]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
