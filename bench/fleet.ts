@@ -12,7 +12,9 @@
 // `--product`, or `--dir` of its credentials.json), spread over `--workers` worker threads, their
 // clocks at `--speed` times real time; sessions per second and memory per module are reported.
 //
-// Run: node --expose-gc --import tsx bench/fleet.ts [--modules N] [--days N]
+// Prints the CPU time (user + system) per session of the run, the figure to compare under load.
+//
+// Run: node --expose-gc --import tsx bench/fleet.ts [--modules N] [--days N | --hours N]
 //      node --import tsx bench/fleet.ts --hub https://localhost:7443 --dir D --modules 1000 --workers 2 --speed 3600x [--hours N]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -42,7 +44,7 @@ function memory(): { heap: number; rss: number } {
 }
 
 async function inProcess(): Promise<void> {
-  const days = Number(flag("--days") ?? 1);
+  const days = flag("--hours") ? Number(flag("--hours")) / 24 : Number(flag("--days") ?? 1);
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-fleet-"));
   try {
     const before = memory();
@@ -52,9 +54,12 @@ async function inProcess(): Promise<void> {
     const booted = memory();
     let summary;
     let afterRun = booted;
+    const cpuBefore = process.cpuUsage();
+    let cpu = cpuBefore;
     try {
       summary = await fleet.run(days * DAY);
     } finally {
+      cpu = process.cpuUsage(cpuBefore);
       afterRun = memory();
       await fleet.close();
     }
@@ -74,6 +79,7 @@ async function inProcess(): Promise<void> {
           sessions,
           failed: summary.sessions.failed,
           "sessions/s": fmt(sessions / seconds),
+          "CPU ms/session": fmt((cpu.user + cpu.system) / 1000 / sessions, 2),
           "note events": summary.events?.notes ?? 0,
           "events/s": fmt(eventsPerSecond),
           "raw inserts/s (ceiling)": fmt(raw),

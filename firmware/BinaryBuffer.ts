@@ -23,7 +23,8 @@ export class BinaryBuffer {
     if (!Number.isInteger(max) || max < 0)
       throw new RangeError(`binary buffer max must be a whole number, got ${max}`);
     this.max = max;
-    this.#data = new Uint8Array(Math.min(max, 4096));
+    // Room is taken as bytes arrive: most modules of a fleet never use the buffer.
+    this.#data = new Uint8Array(0);
   }
 
   /** Unencoded bytes held. */
@@ -113,7 +114,7 @@ export class BinaryBuffer {
 
   #reserve(size: number): void {
     if (size <= this.#data.length) return;
-    const grown = new Uint8Array(Math.min(this.max, Math.max(size, this.#data.length * 2)));
+    const grown = new Uint8Array(Math.min(this.max, Math.max(size, 256, this.#data.length * 2)));
     grown.set(this.#data.subarray(0, this.#length));
     this.#data = grown;
   }

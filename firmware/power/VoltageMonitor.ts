@@ -177,11 +177,18 @@ export class VoltageMonitor {
   }
 
   #closeOpenHour(nextHour: number): void {
-    this.#closed ??= new Float64Array(2 * KEEP_HOURS);
     const { hour, weighted, covered } = this.#open;
     // Hours skipped entirely (nothing observed for a while) hold the steady supply; they are
     // filled by #accumulate one hour at a time, so `hour` is always `#next` here.
     const slot = 2 * (hour % KEEP_HOURS);
+    // The ring grows with the hours seen (a day of a fleet's module keeps 48 numbers, not 1,444).
+    if (!this.#closed || slot + 2 > this.#closed.length) {
+      const grown = new Float64Array(
+        Math.min(2 * KEEP_HOURS, Math.max(slot + 2, 48, 2 * (this.#closed?.length ?? 0))),
+      );
+      if (this.#closed) grown.set(this.#closed);
+      this.#closed = grown;
+    }
     this.#closed[slot] = weighted;
     this.#closed[slot + 1] = covered;
     this.#next = hour + 1;

@@ -5,6 +5,7 @@ import { SeededRandom } from "../../core/SeededRandom.js";
 import type { SessionOutcome } from "../../firmware/sync/syncTypes.js";
 import type { Track } from "../../firmware/world/Track.js";
 import { HubIds } from "../../hub/HubIds.js";
+import { SqliteHubStore } from "../../hub/store/sqlite/SqliteHubStore.js";
 import { assembleModule } from "../assembleModule.js";
 import { FakeClock } from "../FakeClock.js";
 import type { HubApi } from "../HubApi.js";
@@ -76,6 +77,12 @@ export interface FleetOptions {
   readonly timelines?: readonly string[];
   /** Each module's flash in bytes (default 1 MiB: a fleet's modules keep little). */
   readonly flashCapacity?: number;
+  /**
+   * With a hub of the fleet's own on a fake clock: the hub commits the sessions' writes of each
+   * window of this many ms of the fleet's clock together, and answers each message once its
+   * window is stored (default 5 s; 0: each transaction commits on its own, answered at once).
+   */
+  readonly commitWindowMs?: number;
 }
 
 /** How a run went so far: what `onProgress` is told after each step of the clock. */
@@ -87,6 +94,7 @@ export interface FleetProgress {
 }
 
 const DEFAULT_FLASH = 1024 * 1024;
+const DEFAULT_COMMIT_WINDOW_MS = 5000;
 /** Modules that sync their last notes at once when a run ends. */
 const DRAIN_BATCH = 16;
 
@@ -265,8 +273,11 @@ export class Fleet {
         failed: this.counts.failed,
       });
     try {
+      this.#groupCommits(true);
       await this.#drive(durationMs, progress, () => campaigns?.settled());
     } finally {
+      // The last syncs commit on their own: batch after batch on a clock moved only for them.
+      this.#groupCommits(false);
       campaigns?.stop();
       for (const member of this.#members) member.stop(this.#context);
     }
@@ -303,9 +314,12 @@ export class Fleet {
     for (let done = 0; done < durationMs;) {
       const ms = Math.min(step, durationMs - done);
       await fake.advance(ms);
-      // What waits on real I/O (the hub's API, a lookup) ends before the clock moves on.
+      // What waits on real I/O (the hub's API, a lookup) ends before the clock moves on, and waits
+      // for no group commit meanwhile (the clock that ends the group's window stands still).
+      this.#groupCommits(false);
       while (this.#inFlight > 0) await new Promise((resolve) => setImmediate(resolve));
       await settled();
+      this.#groupCommits(true);
       done += ms;
       if (speed !== "max") {
         const behind = done / speed - (performance.now() - wallStart);
@@ -313,6 +327,14 @@ export class Fleet {
       }
       progress(done);
     }
+  }
+
+  /** Turns the fleet's own hub's group commits on (on a fake clock) or off (committing the group open). */
+  #groupCommits(on: boolean): void {
+    const store = this.hub?.store;
+    const windowMs = this.options.commitWindowMs ?? DEFAULT_COMMIT_WINDOW_MS;
+    if (!(store instanceof SqliteHubStore) || !(this.clock instanceof FakeClock) || windowMs <= 0) return;
+    store.groupCommits(on ? { clock: this.clock, windowMs } : undefined);
   }
 
   /**

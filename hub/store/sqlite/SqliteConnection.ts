@@ -1,4 +1,5 @@
 import Database from "better-sqlite3";
+import type { Clock, TimerHandle } from "../../../core/Clock.js";
 import { migrations } from "./migrations.js";
 import { TransactionGate } from "./TransactionGate.js";
 
@@ -10,6 +11,26 @@ const AUTO_CHECKPOINT_PAGES = 1000;
 const MAX_CACHED_READS = 10_000;
 /** How long after a durable commit its log is copied into the database (see `#checkpointSoon`). */
 const CHECKPOINT_DELAY_MS = 100;
+
+/**
+ * Group commits (`groupCommits`): the transactions of a window of `clock` time are committed as
+ * one, each a savepoint released into it, and each answered once the group is stored.
+ */
+export interface GroupCommitOptions {
+  readonly clock: Clock;
+  /** How long (on `clock`) a group stays open after its first transaction. */
+  readonly windowMs: number;
+}
+
+/** A group commit open: one SQLite transaction holding the released transactions of a window. */
+interface CommitGroup {
+  readonly stored: Promise<void>;
+  readonly resolve: () => void;
+  readonly reject: (error: unknown) => void;
+  readonly timer: TimerHandle;
+  /** The window is over: commit as soon as no transaction is open in it. */
+  due: boolean;
+}
 
 /**
  * One better-sqlite3 database in WAL mode with a prepared-statement cache and the migrations
@@ -29,42 +50,29 @@ export class SqliteConnection {
   #checkpoint: ReturnType<typeof setTimeout> | undefined;
   /** Waiting for the pending checkpoint (`checkpointed()`). */
   #checkpointWaiters: (() => void)[] = [];
+  #grouping: GroupCommitOptions | undefined;
+  #group: CommitGroup | undefined;
+  /** Transactions of the gate open now (outermost and nested). */
+  #frames = 0;
   /**
    * Asynchronous transactions over several store calls, and the order of every call around them.
    * A rollback counts as a write: read caches may hold rows the transaction had changed.
    */
   readonly gate = new TransactionGate({
     begin: (depth, durable) => {
-      if (depth > 0) return this.#control(`SAVEPOINT hub_tx_${depth}`);
-      // A durable transaction syncs the log at its commit (FULL), and leaves copying it into the
-      // database to an idle moment: its commit would otherwise checkpoint at once, writing the
-      // whole of a large upload a second time before answering. (SQLite allows neither setting to
-      // change inside a transaction for the first, so both are set before it begins.)
-      if (durable) {
-        this.db.pragma("synchronous = FULL");
-        this.db.pragma("wal_autocheckpoint = 0");
-      }
-      try {
-        this.#control("BEGIN IMMEDIATE");
-      } catch (error) {
-        if (durable) this.#ordinary();
-        throw error;
-      }
+      this.#begin(depth, durable);
+      this.#frames++;
     },
     commit: (depth, durable) => {
-      if (depth > 0) return this.#control(`RELEASE hub_tx_${depth}`);
-      if (!durable) return this.#control("COMMIT");
-      try {
-        this.#control("COMMIT");
-      } finally {
-        if (!this.db.inTransaction) {
-          this.#ordinary();
-          this.#checkpointSoon();
-        }
-      }
+      const group = depth === 0 && !durable ? this.#group : undefined;
+      if (group) return this.#releaseIntoGroup(group);
+      this.#commit(depth, durable);
+      this.#frames--;
     },
     rollback: (depth, durable) => {
+      this.#frames--;
       this.#writes++;
+      if (depth === 0 && !durable && this.#group) return this.#undoInGroup(this.#group);
       // SQLite may already have rolled the whole transaction back itself (after some errors).
       if (!this.db.inTransaction) {
         if (depth === 0 && durable) this.#ordinary();
@@ -78,7 +86,112 @@ export class SqliteConnection {
       this.#control(`ROLLBACK TO hub_tx_${depth}`);
       this.#control(`RELEASE hub_tx_${depth}`);
     },
+    held: () => this.#group?.stored,
   });
+
+  /**
+   * From now on (`options`), the gate's transactions of each window of `options.clock` time are
+   * committed together: a transaction's changes are released into the window's SQLite
+   * transaction, and its caller answered once that is committed; a store call outside any
+   * transaction that runs while a group is open is answered then too. Fewer, larger commits write
+   * a page shared by many transactions once. Without `options` the group open is committed now
+   * and every transaction commits on its own again.
+   */
+  groupCommits(options: GroupCommitOptions | undefined): void {
+    this.#grouping = options;
+    if (!options) this.commitGroup();
+  }
+
+  /** Commits the group commit open now (once no transaction is open in it); nothing when none is. */
+  commitGroup(): void {
+    const group = this.#group;
+    if (!group) return;
+    if (this.#frames > 0) {
+      group.due = true;
+      return;
+    }
+    this.#group = undefined;
+    this.#grouping?.clock.clearTimer(group.timer);
+    try {
+      this.#control("COMMIT");
+      group.resolve();
+    } catch (error) {
+      this.#writes++;
+      if (this.db.inTransaction) this.#control("ROLLBACK");
+      group.reject(error);
+    }
+  }
+
+  #beginInGroup(options: GroupCommitOptions): void {
+    if (!this.#group) {
+      this.#control("BEGIN IMMEDIATE");
+      let resolve!: () => void;
+      let reject!: (error: unknown) => void;
+      const stored = new Promise<void>((yes, no) => {
+        resolve = yes;
+        reject = no;
+      });
+      // Whoever waits is told; a group nobody waits for fails silently.
+      stored.catch(() => undefined);
+      const timer = options.clock.setTimer(() => this.commitGroup(), options.windowMs);
+      this.#group = { stored, resolve, reject, timer, due: false };
+    }
+    this.#control("SAVEPOINT hub_group");
+  }
+
+  #commit(depth: number, durable: boolean): void {
+    if (depth > 0) return this.#control(`RELEASE hub_tx_${depth}`);
+    if (!durable) return this.#control("COMMIT");
+    try {
+      this.#control("COMMIT");
+    } finally {
+      if (!this.db.inTransaction) {
+        this.#ordinary();
+        this.#checkpointSoon();
+      }
+    }
+  }
+
+  #releaseIntoGroup(group: CommitGroup): Promise<void> {
+    this.#control("RELEASE hub_group");
+    this.#frames--;
+    if (group.due) this.commitGroup();
+    return group.stored;
+  }
+
+  #undoInGroup(group: CommitGroup): void {
+    if (!this.db.inTransaction) {
+      // SQLite rolled the whole group back itself (after some errors): its transactions are lost.
+      this.#group = undefined;
+      this.#grouping?.clock.clearTimer(group.timer);
+      group.reject(new Error("the group commit was rolled back by SQLite"));
+      return;
+    }
+    this.#control("ROLLBACK TO hub_group");
+    this.#control("RELEASE hub_group");
+    if (group.due) this.commitGroup();
+  }
+
+  #begin(depth: number, durable: boolean): void {
+    if (depth > 0) return this.#control(`SAVEPOINT hub_tx_${depth}`);
+    // A durable transaction commits on its own, after the group open (if any).
+    if (durable) this.commitGroup();
+    else if (this.#grouping) return this.#beginInGroup(this.#grouping);
+    // A durable transaction syncs the log at its commit (FULL), and leaves copying it into the
+    // database to an idle moment: its commit would otherwise checkpoint at once, writing the
+    // whole of a large upload a second time before answering. (SQLite allows neither setting to
+    // change inside a transaction for the first, so both are set before it begins.)
+    if (durable) {
+      this.db.pragma("synchronous = FULL");
+      this.db.pragma("wal_autocheckpoint = 0");
+    }
+    try {
+      this.#control("BEGIN IMMEDIATE");
+    } catch (error) {
+      if (durable) this.#ordinary();
+      throw error;
+    }
+  }
 
   /** The settings of every transaction but a durable one. */
   #ordinary(): void {
@@ -256,7 +369,7 @@ export class SqliteConnection {
    * which is then rolled back as a whole however its caller handles the error.
    */
   allOrNothing<T>(work: () => T): T {
-    if (this.#nested > 0 || !this.db.inTransaction) return this.transaction(work);
+    if (this.#nested > 0 || this.#frames === 0) return this.transaction(work);
     try {
       return work();
     } catch (error) {
@@ -267,6 +380,7 @@ export class SqliteConnection {
   }
 
   close(): void {
+    this.groupCommits(undefined);
     if (this.#checkpoint) clearTimeout(this.#checkpoint);
     this.#checkpoint = undefined;
     this.#checkpointDone();

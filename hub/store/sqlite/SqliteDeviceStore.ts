@@ -114,27 +114,29 @@ export function locationText(details: DeviceDetails): string {
   return parts.join("\n").toLowerCase();
 }
 
-/** Parsed documents kept by their text: an unchanged device is not parsed again. */
+/**
+ * Parsed documents kept by device, with the text they were parsed from: an unchanged device is not
+ * parsed again, and a changed one replaces its entry (a fleet's devices change at every session).
+ */
 const PARSED_CACHE = 20_000;
 
 /** Device-list pages kept until the data changes (listing is the hub's hottest read). */
 const PAGE_CACHE = 256;
 
 export class SqliteDeviceStore implements DeviceStore {
-  readonly #parsed = new Map<string, DeviceRecord>();
+  readonly #parsed = new Map<string, { readonly doc: string; readonly record: DeviceRecord }>();
   readonly #pages = new Map<string, PageResult<DeviceRecord>>();
   #pagesVersion = "";
 
   constructor(private readonly sql: SqliteConnection) {}
 
   /** The record of a stored document. Shared between callers: never mutate it. */
-  #parse(doc: string): DeviceRecord {
-    let record = this.#parsed.get(doc);
-    if (!record) {
-      record = Object.freeze(JSON.parse(doc) as DeviceRecord);
-      if (this.#parsed.size >= PARSED_CACHE) this.#parsed.delete(this.#parsed.keys().next().value!);
-      this.#parsed.set(doc, record);
-    }
+  #parse(uid: string, doc: string): DeviceRecord {
+    const kept = this.#parsed.get(uid);
+    if (kept?.doc === doc) return kept.record;
+    const record = Object.freeze(JSON.parse(doc) as DeviceRecord);
+    if (!kept && this.#parsed.size >= PARSED_CACHE) this.#parsed.delete(this.#parsed.keys().next().value!);
+    this.#parsed.set(uid, { doc, record });
     return record;
   }
 
@@ -153,7 +155,7 @@ export class SqliteDeviceStore implements DeviceStore {
 
   #get(uid: string): DeviceRecord | undefined {
     const row = this.sql.cachedGet<{ doc: string }>("SELECT doc FROM devices WHERE uid = ?", uid);
-    return row && this.#parse(row.doc);
+    return row && this.#parse(uid, row.doc);
   }
 
   async putDevice(input: DeviceInput): Promise<DeviceRecord> {
@@ -299,7 +301,7 @@ export class SqliteDeviceStore implements DeviceStore {
       params.push(...filter.locations.map((v) => `%${likeEscape(v.toLowerCase())}%`));
     }
     // The page is found on the (project, uid) index first; only its rows' documents are read.
-    const sql = `SELECT doc FROM devices WHERE rowid IN (
+    const sql = `SELECT uid, doc FROM devices WHERE rowid IN (
          SELECT d.rowid FROM devices d WHERE ${where.join(" AND ")} ORDER BY d.uid LIMIT ? OFFSET ?)
        ORDER BY uid`;
     params.push(page.limit + 1, page.offset);
@@ -311,9 +313,9 @@ export class SqliteDeviceStore implements DeviceStore {
     const key = `${sql}\u0000${JSON.stringify(params)}`;
     const cached = this.#pages.get(key);
     if (cached) return cached;
-    const rows = this.sql.all<{ doc: string }>(sql, ...params);
+    const rows = this.sql.all<{ uid: string; doc: string }>(sql, ...params);
     const result = {
-      items: rows.slice(0, page.limit).map((r) => this.#parse(r.doc)),
+      items: rows.slice(0, page.limit).map((r) => this.#parse(r.uid, r.doc)),
       hasMore: rows.length > page.limit,
     };
     if (this.#pages.size >= PAGE_CACHE) this.#pages.delete(this.#pages.keys().next().value!);

@@ -3,7 +3,7 @@ import { PROJECT_DELETION } from "../projectDeletion.js";
 import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
 import type { SqlPort } from "../SqlPort.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
-import { SqliteConnection } from "./SqliteConnection.js";
+import { SqliteConnection, type GroupCommitOptions } from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
 import { SqliteDescriptionStore } from "./SqliteDescriptionStore.js";
 import { SqliteDeviceStore } from "./SqliteDeviceStore.js";
@@ -112,6 +112,11 @@ export class SqliteHubStore implements HubStore {
         value,
       );
     });
+  }
+
+  /** Commits each window of `options.clock` time's transactions together (see `SqliteConnection.groupCommits`); undefined: each on its own. */
+  groupCommits(options: GroupCommitOptions | undefined): void {
+    this.#connection.groupCommits(options);
   }
 
   /** Closes the database once any open transaction has ended. */

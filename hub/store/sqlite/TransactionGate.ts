@@ -8,8 +8,14 @@ export interface TransactionSteps {
    * the outermost transaction must be on disk when its commit returns.
    */
   begin(depth: number, durable: boolean): void;
-  commit(depth: number, durable: boolean): void;
+  /**
+   * A promise: the outermost transaction's changes are in a group commit still open, and stored
+   * once it resolves (rejects: the group was rolled back). Its caller is answered only then.
+   */
+  commit(depth: number, durable: boolean): void | Promise<void>;
   rollback(depth: number, durable: boolean): void;
+  /** The group commit still open that a store call made outside any transaction joined, if any. */
+  held?(): Promise<void> | undefined;
 }
 
 /** One open transaction: the outermost, or a unit nested in `parent`. */
@@ -119,8 +125,16 @@ export class TransactionGate {
 
   /** Runs one store call: at once, unless a transaction it is not part of is open; then after it. */
   call<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#stack.length === 0 && this.#queue.length === 0) return work();
-    return this.#when(this.#current(), work) as Promise<T>;
+    if (this.#stack.length === 0 && this.#queue.length === 0) return this.#answered(work);
+    const frame = this.#current();
+    return this.#when(frame, frame ? work : () => this.#answered(work)) as Promise<T>;
+  }
+
+  /** `work` outside any transaction, answered once the group commit it joined (if any) is stored. */
+  #answered<T>(work: () => Promise<T>): Promise<T> {
+    const result = work();
+    const held = this.steps.held?.();
+    return held ? result.then((value) => held.then(() => value)) : result;
   }
 
   /**
@@ -141,7 +155,9 @@ export class TransactionGate {
       await this.#when(frame, () => this.#end(frame, false)).catch(() => undefined);
       throw error;
     }
-    await this.#when(frame, () => this.#end(frame, true));
+    // A commit held in a group commit answers the caller once the group is stored.
+    const { held } = await this.#when(frame, () => ({ held: this.#end(frame, true) }));
+    if (held) await held;
     return result;
   }
 
@@ -178,13 +194,17 @@ export class TransactionGate {
     return frame;
   }
 
-  /** Commits or rolls back `frame`, the innermost open transaction. */
-  #end(frame: Frame, commit: boolean): void {
+  /**
+   * Commits or rolls back `frame`, the innermost open transaction; a promise when its commit is
+   * held in a group commit (its after-commit actions then wait for it too).
+   */
+  #end(frame: Frame, commit: boolean): Promise<void> | undefined {
     let failure: unknown;
     let committed = false;
+    let held: Promise<void> | undefined;
     try {
       if (commit) {
-        this.steps.commit(frame.depth, frame.durable);
+        held = this.steps.commit(frame.depth, frame.durable) ?? undefined;
         committed = true;
       } else {
         this.steps.rollback(frame.depth, frame.durable);
@@ -207,9 +227,18 @@ export class TransactionGate {
       this.#waiting.delete(frame);
       this.#waiting.set(frame.parent, (this.#waiting.get(frame.parent) ?? 0) + waiting);
     }
-    if (committed) (frame.parent?.afterCommit ?? this.#actions).push(...frame.afterCommit);
+    if (committed && held && frame.afterCommit.length > 0)
+      held.then(
+        () => {
+          this.#actions.push(...frame.afterCommit);
+          this.#settle();
+        },
+        () => undefined,
+      );
+    else if (committed) (frame.parent?.afterCommit ?? this.#actions).push(...frame.afterCommit);
     this.#settle();
     if (failure !== undefined) throw failure;
+    return held;
   }
 
   /** Grants every waiter whose turn has come, in order, then runs committed actions. */
