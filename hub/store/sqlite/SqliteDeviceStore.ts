@@ -238,7 +238,7 @@ export class SqliteDeviceStore implements DeviceStore {
       doc,
       doc,
     );
-    return doc === null ? next : this.#parse(doc);
+    return doc === null ? next : this.#parse(input.uid, doc);
   }
 
   #requireFleet(fleetUid: string, projectUid: string): void {

@@ -7,7 +7,9 @@ function recordingGate(): { gate: TransactionGate; steps: string[] } {
   const steps: string[] = [];
   const gate = new TransactionGate({
     begin: (depth) => steps.push(`begin ${depth}`),
-    commit: (depth) => steps.push(`commit ${depth}`),
+    commit: (depth) => {
+      steps.push(`commit ${depth}`);
+    },
     rollback: (depth) => steps.push(`rollback ${depth}`),
   });
   return { gate, steps };
