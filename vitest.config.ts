@@ -1,3 +1,4 @@
+import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vitest/config";
 
@@ -7,11 +8,12 @@ const INCLUDE = ["test/**/*.test.ts", "firmware/**/*.test.ts", "hub/**/*.test.ts
 
 /**
  * The end-to-end tests: whole `cardsim` processes, ptys and real serial devices, host programs in
- * other languages, tests that wait on the real clock or on child processes (JSONata workers, gpiod
- * tools), and the longest in-process runs (every endpoint of the hub, every failure point of a
- * sync, thirty simulated days, fuzzing the whole hub) (`npm run test:e2e`, with PACKAGE).
- * Everything else is the fast project (`npm run test:fast`: unit and in-process tests of every
- * layer). `npm test` runs all: the README's whole suite.
+ * other languages, PostgreSQL servers of their own, tests that wait on the real clock or on child
+ * processes (JSONata workers, gpiod tools), and the longest in-process runs (every endpoint of the
+ * hub, every failure point of a sync, thirty simulated days, fuzzing the whole hub)
+ * (`npm run test:e2e`, with the PostgreSQL halves and PACKAGE). Everything else is the fast project
+ * (`npm run test:fast`: unit and in-process tests of every layer, no process started, no
+ * PostgreSQL). `npm test` runs all: the README's whole suite.
  */
 export const E2E = [
   "test/cli/**/*.test.ts",
@@ -27,6 +29,9 @@ export const E2E = [
   "test/hub/the-readme-examples-reach-the-local-hub.test.ts",
   "test/hub/dfu/an-update-over-https-between-two-processes-reaches-a-note-c-host.test.ts",
   "test/radio/the-cli-takes-radio-and-supply-flags-and-says-what-to-do-about-a-bad-one.test.ts",
+  // PostgreSQL alone (the run's cluster, or one of the test's own that it stops and starts).
+  "test/hub/store/a-postgresql-store-asks-again-for-a-connection-while-its-server-restarts.test.ts",
+  "test/hub/store/hub-processes-over-one-postgresql-database-share-sessions-challenges-and-messages-and-outlive-a-terminated-connection.test.ts",
   // Child processes, and the real clock.
   "test/hil/gpio/gpio-lines-through-the-gpiod-tools-and-the-simulated-chip.test.ts",
   "test/hub/events/jsonata-runs-in-worker-processes-stopped-at-a-deadline-or-a-heap-limit-and-replaced.test.ts",
@@ -44,6 +49,21 @@ export const E2E = [
   "test/runtime/fleet/a-fleet-against-a-hub-elsewhere-makes-its-environment-changes-and-firmware-campaign-once-through-that-hub-s-api.test.ts",
   "test/runtime/fleet/a-fleet-of-200-modules-running-a-day-of-the-sensors-workload-leaves-96-events-per-device-each-note-once.test.ts",
 ];
+
+/**
+ * The files parametrised by store backend (test/support/postgres.ts: describeEachBackend,
+ * syncCases, postgresHere): `fast` runs their SQLite half and their backend-free tests, the
+ * `postgres` project (part of `npm run test:e2e`) their PostgreSQL half, each test once in
+ * `npm test`. Found by what they call, so that a new one cannot lose its PostgreSQL half.
+ */
+const BACKEND_HELPERS = /\b(describeEachBackend|syncCases|storeBackends|postgresHere)\(/;
+export const BY_BACKEND = ["test", "firmware", "hub", "hil"]
+  .flatMap((root) =>
+    readdirSync(here(root), { recursive: true, encoding: "utf8" }).map((f) => `${root}/${f}`),
+  )
+  .filter((f) => f.endsWith(".test.ts"))
+  .filter((f) => BACKEND_HELPERS.test(readFileSync(here(f), "utf8")))
+  .sort();
 
 /**
  * The packed package: `npm pack` once per run and the tarball installed into an empty project
@@ -86,6 +106,8 @@ export default defineConfig({
           name: "fast",
           include: INCLUDE,
           exclude: [...E2E, ...PACKAGE, ...ISOLATED],
+          // The SQLite half of the files parametrised by store backend (BY_BACKEND).
+          env: { CARDSIM_TEST_STORES: "sqlite" },
           // One module graph per worker for all its files: each file no longer imports the hub,
           // the module and their libraries again (most of the project's time was imports). The
           // tests start and stop what they use; test/support holds no state between files.
@@ -97,6 +119,16 @@ export default defineConfig({
       // Projects with their own worker counts run one after the other (`npm test`: fast first).
       { extends: true, test: { name: "fast-isolated", include: ISOLATED, sequence: { groupOrder: 1 } } },
       { extends: true, test: { name: "e2e", include: E2E, sequence: { groupOrder: 2 } } },
+      {
+        extends: true,
+        test: {
+          name: "postgres",
+          include: BY_BACKEND,
+          exclude: [...E2E, ...PACKAGE, ...ISOLATED],
+          env: { CARDSIM_TEST_STORES: "postgres" },
+          sequence: { groupOrder: 2 },
+        },
+      },
       {
         extends: true,
         test: {

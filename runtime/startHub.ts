@@ -21,7 +21,7 @@ import type { HubServices } from "../hub/HubServices.js";
 import type { RateLimits } from "../hub/auth/RateLimiter.js";
 import type { HelloLimits } from "../hub/sync/HelloThrottle.js";
 import type { DeviceAuth } from "../hub/sync/SyncService.js";
-import { bootstrapHub, bootstrapState, reissueAdminSecrets } from "../hub/bootstrap.js";
+import { bootstrapHub, bootstrapState, reissueAdminSecrets, type AdminPassword } from "../hub/bootstrap.js";
 import { buildHubApp, hubClientErrorHandler } from "../hub/HubApp.js";
 import { HubIds } from "../hub/HubIds.js";
 import { type HostPort, parseHostPort, urlHost } from "../hub/HostPort.js";
@@ -90,6 +90,11 @@ export interface StartHubOptions {
   routeTargets?: RouteTargetPolicy;
   /** Route logs kept (default: the newest 1,000 per route, 30 days; 0 in a field: no limit). */
   routeLogRetention?: Partial<RouteLogRetention>;
+  /**
+   * The admin's password at first start: a new random one (default), or one hashed beforehand
+   * (a test making many hubs pays for one scrypt hash, not one per hub).
+   */
+  adminPassword?: AdminPassword;
 }
 
 /**
@@ -351,7 +356,7 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     let bootstrapped = false;
     let secrets: { token: string; password: string } | undefined;
     if (!state) {
-      const made = await bootstrapHub(store, ids, clock);
+      const made = await bootstrapHub(store, ids, clock, options.adminPassword);
       state = made.state;
       secrets = { token: made.token, password: made.password };
       bootstrapped = true;

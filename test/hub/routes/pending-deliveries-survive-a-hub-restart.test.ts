@@ -5,9 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { RoutingHub } from "./support/routingFixture.js";
 import { HttpEndpoint } from "./support/servers.js";
-import { freshTestDatabase, testPostgresUrl } from "../../support/postgres.js";
+import { freshTestDatabase, postgresHere, sqliteHere } from "../../support/postgres.js";
 
-const backends = (): string[] => (testPostgresUrl() ? ["sqlite", "postgres"] : ["sqlite"]);
+/** Each half in the vitest project that runs it (SQLite in `fast`, PostgreSQL in `postgres`). */
+const backends = (): string[] => [
+  ...(sqliteHere() ? ["sqlite"] : []),
+  ...(postgresHere() ? ["postgres"] : []),
+];
 
 /**
  * The delivery queue lives in the store: deliveries waiting for a retry, or cut off by a stop,

@@ -4,8 +4,8 @@ import { FakeClock } from "../../../runtime/FakeClock.js";
 import type { HubServices } from "../../../hub/HubServices.js";
 import type { RateLimits } from "../../../hub/auth/RateLimiter.js";
 import { UNUSABLE_PASSWORD_HASH } from "../../../hub/auth/secrets.js";
-import { bootstrapHub, createPersonalAccessToken, type AdminPassword } from "../../../hub/bootstrap.js";
-import { hashPassword, newPassword } from "../../../hub/auth/secrets.js";
+import { bootstrapHub, createPersonalAccessToken } from "../../../hub/bootstrap.js";
+import { testAdminPassword } from "../../support/adminPassword.js";
 import { buildHubApp } from "../../../hub/HubApp.js";
 import { HubIds } from "../../../hub/HubIds.js";
 import type { DeviceInput, DeviceRecord, ProjectRole } from "../../../hub/store/records.js";
@@ -38,16 +38,6 @@ export interface RequestOptions {
  * project, `outsider` owning another project. Every response is checked against the OpenAPI
  * contract when ../shared is present.
  */
-/**
- * The admin password of every test hub in this worker: hashed once (scrypt costs a fifth of a
- * second of CPU on purpose), not at every hub a test makes.
- */
-let adminSecret: Promise<AdminPassword> | undefined;
-function adminPassword(): Promise<AdminPassword> {
-  const password = newPassword();
-  return (adminSecret ??= hashPassword(password).then((hash) => ({ password, hash })));
-}
-
 export class TestHub {
   readonly tokens: Record<string, string> = {};
   readonly users: Record<string, string> = {};
@@ -90,7 +80,7 @@ export class TestHub {
 
   async #seed(): Promise<void> {
     const { store, ids, clock } = this;
-    const made = await bootstrapHub(store, ids, clock, await adminPassword());
+    const made = await bootstrapHub(store, ids, clock, await testAdminPassword());
     this.projectUid = made.state.project_uid;
     this.productUid = made.state.product_uid;
     this.orgUid = made.state.org_uid;

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { EventRecord } from "../../../hub/store/records.js";
 import { SYNC_TRACKER } from "../../../protocol/trackers.js";
 import { deviceNote, ScriptedModule, type SendMessage } from "./support/ScriptedModule.js";
+import { describeWithSqliteHalf } from "../../support/postgres.js";
 import { syncCases, SyncFixture } from "./support/syncFixture.js";
 
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
@@ -212,7 +213,7 @@ describe.each(syncCases())("sessions, device records and environment (%s, %s)", 
   });
 });
 
-describe("the open reply's place", () => {
+describeWithSqliteHalf("the open reply's place", () => {
   it("names the zone of the device's last fix with its abbreviation and offset", async () => {
     const hub = await SyncFixture.start("in process", {
       zoneLookup: (lat) => (lat > 0 ? "Europe/Berlin" : "Not/AZone"),

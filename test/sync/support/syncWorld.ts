@@ -14,6 +14,7 @@ import type { RouteLogRecord, RouteRecord } from "../../../hub/store/RouteStore.
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { SimulatedModule, type SimulatedModuleOptions } from "../../../runtime/SimulatedModule.js";
 import { startHub, type RunningHub } from "../../../runtime/startHub.js";
+import { testAdminPassword } from "../../support/adminPassword.js";
 
 export type Transport = "in-process" | "https";
 /** Every sync test runs over both: the very same hub code, with sockets and without. */
@@ -49,6 +50,7 @@ export class SyncWorld {
       rateLimits: false,
       // Nothing outlives the world: no fsync at every commit.
       database: "memory",
+      adminPassword: await testAdminPassword(),
     });
     return new SyncWorld(transport, clock, hub, dir);
   }

@@ -16,7 +16,7 @@ import type { ProtocolReply } from "../../../../protocol/messages.js";
 import { FakeClock } from "../../../../runtime/FakeClock.js";
 import { openHubStore } from "../../../../runtime/openHubStore.js";
 import { startHub, type RunningHub } from "../../../../runtime/startHub.js";
-import { createTestDatabase, testPostgresUrl } from "../../../support/postgres.js";
+import { createTestDatabase, postgresHere, sqliteHere, testPostgresUrl } from "../../../support/postgres.js";
 import { ScriptedModule, type SendMessage } from "./ScriptedModule.js";
 
 /**
@@ -31,11 +31,12 @@ export type { Backend };
 
 /**
  * Every way in on SQLite, and the in-process and HTTP ways on PostgreSQL when a server is to be
- * had (test/support/postgres.ts): `[via, backend]` pairs for describe.each.
+ * had (test/support/postgres.ts): `[via, backend]` pairs for describe.each, each half in the
+ * vitest project that runs it (SQLite in `fast`, PostgreSQL in `postgres`).
  */
 export function syncCases(): [Via, Backend][] {
-  const cases = ALL_VIAS.map((via): [Via, Backend] => [via, "sqlite"]);
-  if (testPostgresUrl()) cases.push(["in process", "postgres"], ["http", "postgres"]);
+  const cases = sqliteHere() ? ALL_VIAS.map((via): [Via, Backend] => [via, "sqlite"]) : [];
+  if (postgresHere()) cases.push(["in process", "postgres"], ["http", "postgres"]);
   return cases;
 }
 

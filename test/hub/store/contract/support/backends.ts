@@ -3,7 +3,13 @@ import type { HubStore } from "../../../../../hub/store/HubStore.js";
 import { PgHubStore } from "../../../../../hub/store/postgres/PgHubStore.js";
 import { SqliteHubStore } from "../../../../../hub/store/sqlite/SqliteHubStore.js";
 import pg from "pg";
-import { createTestDatabase, POSTGRES_SKIP_MESSAGE, testPostgresUrl } from "../../../../support/postgres.js";
+import {
+  createTestDatabase,
+  POSTGRES_SKIP_MESSAGE,
+  postgresHere,
+  postgresWantedHere,
+  sqliteHere,
+} from "../../../../support/postgres.js";
 
 /** A way to open a new, empty hub store (each call a store of its own). */
 export interface StoreBackend {
@@ -55,11 +61,12 @@ function postgres(adminUrl: string): StoreBackend {
 
 /**
  * The backends every store test runs on: SQLite, and PostgreSQL when a server is to be had
- * (test/support/postgres.ts; under CI=true a missing one fails the run).
+ * (test/support/postgres.ts; under CI=true a missing one fails the run); each in the vitest
+ * project that runs its half (sqliteHere, postgresHere: SQLite in `fast`, PostgreSQL in `postgres`).
  */
 export function storeBackends(): StoreBackend[] {
-  const url = testPostgresUrl();
-  return url ? [sqlite, postgres(url)] : [sqlite];
+  const url = postgresHere();
+  return [...(sqliteHere() ? [sqlite] : []), ...(url ? [postgres(url)] : [])];
 }
 
 /**
@@ -69,7 +76,7 @@ export function storeBackends(): StoreBackend[] {
 export function describeEachBackend(title: string, body: (backend: StoreBackend) => void): void {
   const backends = storeBackends();
   for (const backend of backends) describe(`${title} (${backend.name})`, () => body(backend));
-  if (!backends.some((b) => b.name === "postgres")) {
+  if (postgresWantedHere() && !backends.some((b) => b.name === "postgres")) {
     describe(`${title} (postgres)`, () => it.skip(POSTGRES_SKIP_MESSAGE, () => undefined));
   }
 }
