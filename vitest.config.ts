@@ -32,6 +32,7 @@ export const E2E = [
   // PostgreSQL alone (the run's cluster, or one of the test's own that it stops and starts).
   "test/hub/store/a-postgresql-store-asks-again-for-a-connection-while-its-server-restarts.test.ts",
   "test/hub/store/hub-processes-over-one-postgresql-database-share-sessions-challenges-and-messages-and-outlive-a-terminated-connection.test.ts",
+  "test/hub/store/hub-processes-over-one-postgresql-database-behind-a-round-robin-share-the-rate-limit-and-the-sign-in-and-pin-throttles.test.ts",
   // Child processes, and the real clock.
   "test/hil/gpio/gpio-lines-through-the-gpiod-tools-and-the-simulated-chip.test.ts",
   "test/hub/events/jsonata-runs-in-worker-processes-stopped-at-a-deadline-or-a-heap-limit-and-replaced.test.ts",
@@ -51,12 +52,13 @@ export const E2E = [
 ];
 
 /**
- * The files parametrised by store backend (test/support/postgres.ts: describeEachBackend,
- * syncCases, postgresHere): `fast` runs their SQLite half and their backend-free tests, the
+ * The files parametrised by store backend (test/support/postgres.ts and backends.ts:
+ * describeEachBackend, syncCases, postgresHere, describeOnBackends, testBackends): `fast` runs their SQLite half and their backend-free tests, the
  * `postgres` project (part of `npm run test:e2e`) their PostgreSQL half, each test once in
  * `npm test`. Found by what they call, so that a new one cannot lose its PostgreSQL half.
  */
-const BACKEND_HELPERS = /\b(describeEachBackend|syncCases|storeBackends|postgresHere)\(/;
+const BACKEND_HELPERS =
+  /\b(describeEachBackend|syncCases|storeBackends|postgresHere|describeOnBackends|testBackends)\(/;
 export const BY_BACKEND = ["test", "firmware", "hub", "hil"]
   .flatMap((root) =>
     readdirSync(here(root), { recursive: true, encoding: "utf8" }).map((f) => `${root}/${f}`),

@@ -1,11 +1,12 @@
 import { Writable } from "node:stream";
 import { pino } from "pino";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, expect, it } from "vitest";
 import { HOSTED_RATE_LIMITS, parseRateLimits } from "../../hub/auth/RateLimiter.js";
 import { FREE_LOGIN_FAILURES } from "../../hub/auth/LoginThrottle.js";
 import { buildHubApp } from "../../hub/HubApp.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { describeOnBackends, openTestStore } from "../support/backends.js";
+import { describeWithSqliteHalf } from "../support/postgres.js";
 import { expectErrorBody, TestHub } from "./support/hubFixture.js";
 
 const hubs: TestHub[] = [];
@@ -84,7 +85,8 @@ describeOnBackends("logins", (backend) => {
   });
 });
 
-describe("the hub's log", () => {
+// Backend-free: run with the SQLite half (test/support/postgres.ts).
+describeWithSqliteHalf("the hub's log", () => {
   it("has one line per request at debug and none at info", async () => {
     const lines: Record<string, unknown>[] = [];
     const sink = new Writable({

@@ -1,14 +1,25 @@
 import { describe, it } from "vitest";
 import type { HubStore } from "../../hub/store/HubStore.js";
 import { openHubStore } from "../../runtime/openHubStore.js";
-import { freshTestDatabase, POSTGRES_SKIP_MESSAGE, testPostgresUrl } from "./postgres.js";
+import {
+  freshTestDatabase,
+  POSTGRES_SKIP_MESSAGE,
+  postgresHere,
+  postgresWantedHere,
+  sqliteHere,
+  testPostgresUrl,
+} from "./postgres.js";
 
 /** Which database a test's hub keeps its records in. */
 export type Backend = "sqlite" | "postgres";
 
-/** The backends a test runs on: SQLite always, PostgreSQL when a server is to be had. */
+/**
+ * The backends a test runs on in this vitest project (CARDSIM_TEST_STORES: SQLite in `fast`,
+ * PostgreSQL in `postgres`, both for a file run on its own), PostgreSQL only when a server is to
+ * be had.
+ */
 export function testBackends(): Backend[] {
-  return testPostgresUrl() ? ["sqlite", "postgres"] : ["sqlite"];
+  return [...(sqliteHere() ? (["sqlite"] as const) : []), ...(postgresHere() ? (["postgres"] as const) : [])];
 }
 
 /**
@@ -17,7 +28,7 @@ export function testBackends(): Backend[] {
  */
 export function describeOnBackends(name: string, body: (backend: Backend) => void): void {
   for (const backend of testBackends()) describe(`${name} (${backend})`, () => body(backend));
-  if (!testPostgresUrl())
+  if (postgresWantedHere() && !testPostgresUrl())
     describe(`${name} (postgres)`, () => it.skip(POSTGRES_SKIP_MESSAGE, () => undefined));
 }
 
