@@ -1,9 +1,17 @@
 import type { DeviceStore } from "../HubStore.js";
-import { firmwareFilterValue, numericFirmwareVersion } from "../firmwareVersion.js";
+import { firmwareFilterValue } from "../firmwareVersion.js";
 import type { DeviceFilter, DeviceInput, DeviceRecord, Page, PageResult, SignalRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import { int, likeEscape } from "../sqlite/SqliteConnection.js";
-import { device, locationText, newDevice, type DeviceRow } from "../sqlite/SqliteDeviceStore.js";
+import {
+  device,
+  DEVICE_COLUMNS,
+  DEVICE_PLACES,
+  DEVICE_UPSERT,
+  deviceValues,
+  newDevice,
+  type DeviceRow,
+} from "../sqlite/SqliteDeviceStore.js";
 import { storedJson } from "../sqlite/storedJson.js";
 import type { JsonObject } from "../../../core/json.js";
 import type { PgConnection } from "./PgConnection.js";
@@ -12,10 +20,6 @@ const SELECT_DEVICE = `SELECT d.*,
   coalesce((SELECT json_agg(fleet_uid ORDER BY fleet_uid) FROM device_fleets WHERE device_uid = d.uid)::text, '[]') AS fleet_list,
   coalesce((SELECT json_agg(tag ORDER BY tag) FROM device_tags WHERE device_uid = d.uid)::text, '[]') AS tag_list
   FROM devices d`;
-
-const DEVICE_COLUMNS = `uid, project_uid, product_uid, serial_number, provisioned, last_activity, disabled,
-          sku, firmware_module, firmware_module_version, firmware_host, voltage, temperature, details,
-          location_text, public_key, connected, connectivity_assurance`;
 
 /** Devices with their tags, fleet memberships and signals, on PostgreSQL. */
 export class PgDeviceStore implements DeviceStore {
@@ -56,33 +60,8 @@ export class PgDeviceStore implements DeviceStore {
         details: input.details ? { ...base.details, ...input.details } : base.details,
       } as DeviceRecord;
       await this.sql.run(
-        `INSERT INTO devices (${DEVICE_COLUMNS})
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
-         ON CONFLICT (uid) DO UPDATE SET product_uid = excluded.product_uid,
-          serial_number = excluded.serial_number, provisioned = excluded.provisioned,
-          last_activity = excluded.last_activity, disabled = excluded.disabled, sku = excluded.sku,
-          firmware_module = excluded.firmware_module, firmware_module_version = excluded.firmware_module_version,
-          firmware_host = excluded.firmware_host, voltage = excluded.voltage, temperature = excluded.temperature,
-          details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
-          connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`,
-        next.uid,
-        next.projectUid,
-        next.productUid,
-        next.serialNumber,
-        next.provisioned,
-        next.lastActivity,
-        int(next.disabled),
-        next.sku,
-        next.firmwareModule,
-        numericFirmwareVersion(next.firmwareModule),
-        next.firmwareHost,
-        next.voltage,
-        next.temperature,
-        JSON.stringify(next.details),
-        locationText(next.details),
-        next.publicKey,
-        int(next.connected),
-        int(next.connectivityAssurance),
+        `INSERT INTO devices (${DEVICE_COLUMNS}) VALUES (${DEVICE_PLACES}) ${DEVICE_UPSERT}`,
+        ...deviceValues(next),
       );
       if (input.tags) {
         await this.sql.run("DELETE FROM device_tags WHERE device_uid = ?", next.uid);

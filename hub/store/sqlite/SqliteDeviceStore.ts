@@ -118,6 +118,45 @@ export function locationText(details: DeviceDetails): string {
  * Parsed documents kept by device, with the text they were parsed from: an unchanged device is not
  * parsed again, and a changed one replaces its entry (a fleet's devices change at every session).
  */
+/** The devices table's columns a record fills, on both backends, in `deviceValues`'s order. */
+export const DEVICE_COLUMNS = `uid, project_uid, product_uid, serial_number, provisioned, last_activity, disabled,
+  sku, firmware_module, firmware_module_version, firmware_host, voltage, temperature, details,
+  location_text, public_key, connected, connectivity_assurance`;
+export const DEVICE_PLACES = Array.from({ length: 18 }, () => "?").join(", ");
+
+/** What writing a known device's record again changes (both backends). */
+export const DEVICE_UPSERT = `ON CONFLICT (uid) DO UPDATE SET product_uid = excluded.product_uid,
+  serial_number = excluded.serial_number, provisioned = excluded.provisioned,
+  last_activity = excluded.last_activity, disabled = excluded.disabled, sku = excluded.sku,
+  firmware_module = excluded.firmware_module, firmware_module_version = excluded.firmware_module_version,
+  firmware_host = excluded.firmware_host, voltage = excluded.voltage, temperature = excluded.temperature,
+  details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
+  connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`;
+
+/** A record's values for DEVICE_COLUMNS. */
+export function deviceValues(next: DeviceRecord): unknown[] {
+  return [
+    next.uid,
+    next.projectUid,
+    next.productUid,
+    next.serialNumber,
+    next.provisioned,
+    next.lastActivity,
+    int(next.disabled),
+    next.sku,
+    next.firmwareModule,
+    numericFirmwareVersion(next.firmwareModule),
+    next.firmwareHost,
+    next.voltage,
+    next.temperature,
+    JSON.stringify(next.details),
+    locationText(next.details),
+    next.publicKey,
+    int(next.connected),
+    int(next.connectivityAssurance),
+  ];
+}
+
 const PARSED_CACHE = 20_000;
 
 /** Device-list pages kept until the data changes (listing is the hub's hottest read). */
@@ -205,36 +244,9 @@ export class SqliteDeviceStore implements DeviceStore {
     });
     const doc = existing === base ? JSON.stringify(next) : null;
     this.sql.run(
-      `INSERT INTO devices (uid, project_uid, product_uid, serial_number, provisioned, last_activity, disabled,
-        sku, firmware_module, firmware_module_version, firmware_host, voltage, temperature, details,
-        location_text, public_key, connected, connectivity_assurance, doc)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, '{}'))
-       ON CONFLICT (uid) DO UPDATE SET product_uid = excluded.product_uid,
-        serial_number = excluded.serial_number, provisioned = excluded.provisioned,
-        last_activity = excluded.last_activity, disabled = excluded.disabled, sku = excluded.sku,
-        firmware_module = excluded.firmware_module, firmware_module_version = excluded.firmware_module_version,
-        firmware_host = excluded.firmware_host, voltage = excluded.voltage, temperature = excluded.temperature,
-        details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
-        connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance,
-        doc = coalesce(?, doc)`,
-      next.uid,
-      next.projectUid,
-      next.productUid,
-      next.serialNumber,
-      next.provisioned,
-      next.lastActivity,
-      int(next.disabled),
-      next.sku,
-      next.firmwareModule,
-      numericFirmwareVersion(next.firmwareModule),
-      next.firmwareHost,
-      next.voltage,
-      next.temperature,
-      JSON.stringify(next.details),
-      locationText(next.details),
-      next.publicKey,
-      int(next.connected),
-      int(next.connectivityAssurance),
+      `INSERT INTO devices (${DEVICE_COLUMNS}, doc) VALUES (${DEVICE_PLACES}, coalesce(?, '{}'))
+       ${DEVICE_UPSERT}, doc = coalesce(?, doc)`,
+      ...deviceValues(next),
       doc,
       doc,
     );
