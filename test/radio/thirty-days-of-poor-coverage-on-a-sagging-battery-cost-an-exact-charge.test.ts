@@ -58,9 +58,11 @@ describe("the energy model over a month", () => {
     // sent its public key at every open, so that hello need not say whether the hub knows a device:
     // about 150 bytes more a session, 0.033 mAh over the month at 0.002 mAh a kB; then 66.121 and
     // 864,000 ms on the air until sessions resumed with the hub's ticket: a resumed session sends
-    // no hello, 84 exchanges of 2 s fewer over the month, 4.7 mAh at 100 mA.)
-    expect(report.radioOnMs).toBe(696_000);
-    expect(Math.round(report.mah * 1000) / 1000).toBe(61.386);
+    // no hello, 84 exchanges of 2 s fewer over the month, 4.7 mAh at 100 mA; then 61.386 and
+    // 696,000 ms until the firmware offer rode on open: a data session with no firmware news sends
+    // no firmware message, 108 exchanges of 2 s fewer, 6.0 mAh at 100 mA, and about 5 kB fewer.)
+    expect(report.radioOnMs).toBe(480_000);
+    expect(Math.round(report.mah * 1000) / 1000).toBe(55.376);
   });
 
   it("counters survive a restart and a power cycle, and overrides change the rates", async () => {
