@@ -1,6 +1,7 @@
 import type { Clock } from "../../core/Clock.js";
 import { eventDocument } from "../events/eventDocument.js";
 import type { EventService } from "../events/EventService.js";
+import { DrainQueue } from "../events/DrainQueue.js";
 import { JsonataCache, JsonataError } from "../events/JsonataCache.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { EventRecord, FleetRecord } from "../store/records.js";
@@ -38,9 +39,7 @@ export class SmartFleets {
   readonly #onError: (error: unknown) => void;
   readonly #onMembership: () => void;
   readonly #unsubscribe: () => void;
-  #pending: EventRecord[] = [];
-  #draining: Promise<void> | undefined;
-  #stopped = false;
+  readonly #queue: DrainQueue<EventRecord>;
 
   /** `onMembership`: told after the rules moved a device in or out of a fleet. */
   constructor(
@@ -56,27 +55,8 @@ export class SmartFleets {
     this.#jsonata = new JsonataCache(() => clock.now(), { workers: 1 });
     this.#onError = onError;
     this.#onMembership = onMembership;
-    this.#unsubscribe = events.subscribe((event) => this.#take(event));
-  }
-
-  #take(event: EventRecord): void {
-    if (this.#stopped) return;
-    this.#pending.push(event);
-    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
-  }
-
-  async #drain(): Promise<void> {
-    // Let the rest of the committed batch arrive before looking at it.
-    await Promise.resolve();
-    while (this.#pending.length > 0 && !this.#stopped) {
-      const batch = this.#pending;
-      this.#pending = [];
-      try {
-        await this.#apply(batch);
-      } catch (error) {
-        if (!this.#stopped) this.#onError(error);
-      }
-    }
+    this.#queue = new DrainQueue((pending) => this.#apply(pending.splice(0)), onError);
+    this.#unsubscribe = events.subscribe((event) => this.#queue.push(event));
   }
 
   async #apply(batch: readonly EventRecord[]): Promise<void> {
@@ -93,7 +73,7 @@ export class SmartFleets {
       const now = new Map<string, Set<string>>();
       const before = new Map<string, ReadonlySet<string>>();
       for (const event of events) {
-        if (this.#stopped) return;
+        if (this.#queue.stopped) return;
         let member = now.get(event.deviceUid);
         if (!member) {
           const device = await this.#store.devices.getDevice(event.deviceUid);
@@ -111,7 +91,7 @@ export class SmartFleets {
           } catch (error) {
             // An error leaves the membership as it is (FleetRule); a rule stopped at a limit (time,
             // memory) is told, as the hub's operator will want to know of it.
-            if (error instanceof JsonataError && error.limit && !this.#stopped) {
+            if (error instanceof JsonataError && error.limit && !this.#queue.stopped) {
               this.#onError(
                 new Error(
                   `smart fleet ${fleet.uid}: its rule was stopped on event ${event.uid}: ${error.message}`,
@@ -143,14 +123,13 @@ export class SmartFleets {
   }
 
   /** Resolves once every event told so far has been through the rules. */
-  async idle(): Promise<void> {
-    while (this.#draining) await this.#draining;
+  idle(): Promise<void> {
+    return this.#queue.idle();
   }
 
   /** Stops listening (the hub closing) and ends the rules' worker; a batch under way ends at its next event. */
   stop(): void {
-    this.#stopped = true;
-    this.#pending = [];
+    this.#queue.stop();
     this.#unsubscribe();
     void this.#jsonata.close();
   }

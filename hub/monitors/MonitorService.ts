@@ -2,6 +2,7 @@ import type { Clock, TimerHandle } from "../../core/Clock.js";
 import type { JsonObject } from "../../core/json.js";
 import { eventDocument } from "../events/eventDocument.js";
 import type { EventService } from "../events/EventService.js";
+import { DrainQueue } from "../events/DrainQueue.js";
 import { JsonataCache } from "../events/JsonataCache.js";
 import type { HubIds } from "../HubIds.js";
 import type { MonitorRecord } from "../store/AutomationStore.js";
@@ -53,19 +54,18 @@ export class MonitorService {
   readonly #jsonata: JsonataCache;
   readonly #windows = new Map<string, Map<string, Window>>();
   readonly #unsubscribe: () => void;
-  #pending: Work[] = [];
-  #draining: Promise<void> | undefined;
-  #stopped = false;
+  readonly #queue: DrainQueue<Work>;
 
   constructor(
     private readonly store: HubStore,
     private readonly clock: Clock,
     private readonly ids: HubIds,
     events: EventService,
-    private readonly onError: (error: unknown) => void,
+    onError: (error: unknown) => void,
   ) {
     this.#jsonata = new JsonataCache(() => clock.now(), { workers: 1 });
-    this.#unsubscribe = events.subscribe((event) => this.#push({ kind: "event", event }));
+    this.#queue = new DrainQueue((pending) => this.#step(pending), onError);
+    this.#unsubscribe = events.subscribe((event) => this.#queue.push({ kind: "event", event }));
   }
 
   /** The monitor was changed or deleted: its windows begin again. */
@@ -76,41 +76,24 @@ export class MonitorService {
   }
 
   /** Resolves once every event and window end told so far has been evaluated. */
-  async idle(): Promise<void> {
-    while (this.#draining) await this.#draining;
+  idle(): Promise<void> {
+    return this.#queue.idle();
   }
 
   stop(): void {
-    this.#stopped = true;
-    this.#pending = [];
+    this.#queue.stop();
     for (const uid of [...this.#windows.keys()]) this.changed(uid);
     this.#unsubscribe();
     void this.#jsonata.close();
   }
 
-  #push(work: Work): void {
-    if (this.#stopped) return;
-    this.#pending.push(work);
-    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
-  }
-
-  async #drain(): Promise<void> {
-    // Let the rest of the committed batch arrive before looking at it.
-    await Promise.resolve();
-    while (this.#pending.length > 0 && !this.#stopped) {
-      const work = this.#pending.shift()!;
-      try {
-        if (work.kind === "close") await this.#closeDue(work.monitorUid, work.key, work.window);
-        else {
-          const batch = [work.event];
-          while (this.#pending[0]?.kind === "event")
-            batch.push((this.#pending.shift() as { event: EventRecord }).event);
-          await this.#events(batch);
-        }
-      } catch (error) {
-        if (!this.#stopped) this.onError(error);
-      }
-    }
+  /** A window's end, or a run of events in the order they were stored. */
+  async #step(pending: Work[]): Promise<void> {
+    const work = pending.shift()!;
+    if (work.kind === "close") return this.#closeDue(work.monitorUid, work.key, work.window);
+    const batch = [work.event];
+    while (pending[0]?.kind === "event") batch.push((pending.shift() as { event: EventRecord }).event);
+    return this.#events(batch);
   }
 
   /** Events in the order they were stored; one look at a project's monitors per batch. */
@@ -127,7 +110,7 @@ export class MonitorService {
         .filter(({ rules }) => !rules.disabled);
       if (monitors.length === 0) continue;
       for (const event of events) {
-        if (this.#stopped) return;
+        if (this.#queue.stopped) return;
         await this.#event(event, monitors);
       }
     }
@@ -203,7 +186,7 @@ export class MonitorService {
   #open(monitorUid: string, key: string, start: number, windowMs: number): Window {
     const w: Window = { start, end: start + windowMs, values: [], fired: false, timer: undefined };
     w.timer = this.clock.setTimer(
-      () => this.#push({ kind: "close", monitorUid, key, window: w }),
+      () => this.#queue.push({ kind: "close", monitorUid, key, window: w }),
       Math.max(0, w.end - this.clock.now()),
     );
     const windows = this.#windows.get(monitorUid) ?? new Map<string, Window>();
