@@ -6,6 +6,30 @@ import { randomBytes, type Random } from "../core/Random.js";
 const PKCS8_PREFIX = Buffer.from("302e020100300506032b657004220420", "hex");
 /** The DER prefix of an Ed25519 SubjectPublicKeyInfo (RFC 8410): the 32 key bytes follow it. */
 const SPKI_PREFIX = Buffer.from("302a300506032b6570032100", "hex");
+
+/**
+ * Raw Ed25519 keys become key objects through JWK (RFC 8037), about ten times cheaper than
+ * through DER here (OpenSSL 3's DER decoders cost ~450 µs a private key, ~90 µs a public one,
+ * the most of a fleet module's boot); DER stays as the way should a Node refuse the JWK. A
+ * private JWK's `x` is not read (the public key is derived from `d`), so it is left empty.
+ */
+function privateKeyObject(raw: Uint8Array): KeyObject {
+  const d = Buffer.from(raw).toString("base64url");
+  try {
+    return createPrivateKey({ key: { kty: "OKP", crv: "Ed25519", d, x: "" }, format: "jwk" });
+  } catch {
+    return createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: "der", type: "pkcs8" });
+  }
+}
+
+function publicKeyObject(raw: Uint8Array): KeyObject {
+  const x = Buffer.from(raw).toString("base64url");
+  try {
+    return createPublicKey({ key: { kty: "OKP", crv: "Ed25519", x }, format: "jwk" });
+  } catch {
+    return createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" });
+  }
+}
 /** Key objects kept per key (a module signs with one key all its life; a hub checks a fleet's). */
 const MAX_CACHED_KEYS = 4096;
 
@@ -47,15 +71,11 @@ export class SeededNodeCrypto implements Crypto {
 
   #privateKey(privateKey: Uint8Array): KeyObject {
     if (privateKey.length !== ED25519_KEY_BYTES) throw new Error("an Ed25519 private key has 32 bytes");
-    return keyObject(this.#privateKeys, privateKey, (raw) =>
-      createPrivateKey({ key: Buffer.concat([PKCS8_PREFIX, raw]), format: "der", type: "pkcs8" }),
-    );
+    return keyObject(this.#privateKeys, privateKey, privateKeyObject);
   }
 
   #publicKey(publicKey: Uint8Array): KeyObject {
-    return keyObject(this.#publicKeys, publicKey, (raw) =>
-      createPublicKey({ key: Buffer.concat([SPKI_PREFIX, raw]), format: "der", type: "spki" }),
-    );
+    return keyObject(this.#publicKeys, publicKey, publicKeyObject);
   }
 
   async generateKeyPair(): Promise<KeyPair> {
@@ -64,8 +84,8 @@ export class SeededNodeCrypto implements Crypto {
   }
 
   async publicKeyOf(privateKey: Uint8Array): Promise<Uint8Array> {
-    const der = createPublicKey(this.#privateKey(privateKey)).export({ format: "der", type: "spki" });
-    return new Uint8Array(der.subarray(SPKI_PREFIX.length));
+    const { x } = createPublicKey(this.#privateKey(privateKey)).export({ format: "jwk" });
+    return new Uint8Array(Buffer.from(x!, "base64url"));
   }
 
   async sign(privateKey: Uint8Array, message: Uint8Array): Promise<Uint8Array> {
