@@ -1,55 +1,183 @@
-import { createClock } from "@sinonjs/fake-timers";
 import type { Clock, TimerHandle } from "../core/Clock.js";
 
-type SinonClock = ReturnType<typeof createClock>;
+/** A scheduled callback: its place in the heap, -1 once it ran or was cleared. */
+interface Timer {
+  readonly callAt: number;
+  /** Scheduling order: of timers due at one time, the first scheduled runs first. */
+  readonly order: number;
+  readonly callback: () => void;
+  index: number;
+}
+
+/** Delays above a timer's 32-bit range run after 1 ms, as in browsers and Node (and fake-timers). */
+const MAX_DELAY = 2 ** 31 - 1;
+
+/** Lets every settled promise run its continuations (and ready I/O run) before the next timer. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+function earlier(a: Timer, b: Timer): boolean {
+  return a.callAt < b.callAt || (a.callAt === b.callAt && a.order < b.order);
+}
 
 /**
- * Virtual time for tests and fleet runs: nothing happens until the test advances it. Built on
- * @sinonjs/fake-timers `createClock()` (not a global install, so Node's own timers stay real).
+ * Virtual time for tests and fleet runs: nothing happens until the test advances it. Timers wait
+ * in a binary heap (earliest first; of timers due at one time, the first scheduled first) and run
+ * one at a time, promises settling between them; a timer scheduled meanwhile runs in the same
+ * `advance` when it falls in its range. It keeps the semantics of the @sinonjs/fake-timers clock it
+ * replaces (a 0 ms timer set while time is being advanced runs 1 ms later; a delay beyond 2^31-1
+ * ms runs after 1 ms; a throwing timer does not stop the others, and `advance` rejects with the
+ * first error once its range is run) without its costs: a real 1 ms timer after every timer fired,
+ * and a scan of every pending timer whenever the next one lay beyond the range.
  */
 export class FakeClock implements Clock {
-  readonly #clock: SinonClock;
+  #now: number;
+  /** Sub-millisecond remainder of fractional advances, in ns (carried into whole ms). */
+  #nanos = 0;
+  #order = 0;
+  /** Advances (or `next` steps) under way: a 0 ms timer set meanwhile is due 1 ms on. */
+  #ticking = 0;
+  readonly #heap: Timer[] = [];
 
   /** `start`: epoch milliseconds the clock starts at (default 2026-01-01T00:00:00Z). */
   constructor(start = Date.UTC(2026, 0, 1)) {
-    this.#clock = createClock(start);
+    this.#now = start;
   }
 
   now(): number {
-    return this.#clock.now;
+    return this.#now;
   }
 
   setTimer(callback: () => void, ms: number): TimerHandle {
-    return this.#clock.setTimeout(callback, ms) as unknown as TimerHandle;
+    if (typeof callback !== "function") throw new TypeError("FakeClock.setTimer needs a callback function");
+    let delay = Number.isFinite(ms) ? ms : 0;
+    if (delay > MAX_DELAY) delay = 1;
+    delay = Math.trunc(Math.max(0, delay)) || (this.#ticking > 0 ? 1 : 0);
+    const timer: Timer = { callAt: this.#now + delay, order: this.#order++, callback, index: -1 };
+    this.#push(timer);
+    return timer as unknown as TimerHandle;
   }
 
   clearTimer(handle: TimerHandle): void {
-    this.#clock.clearTimeout(handle as unknown as number);
+    const timer = handle as unknown as Timer | undefined;
+    if (timer && typeof timer.index === "number" && this.#heap[timer.index] === timer) this.#remove(timer);
   }
 
   /** Advances time by `ms`, running due timers and settling promises between them. */
   async advance(ms: number): Promise<void> {
-    await this.#clock.tickAsync(ms);
+    if (ms < 0) throw new TypeError("Negative ticks are not supported");
+    await settle();
+    const whole = Math.floor(ms);
+    let nanos = this.#nanos + Math.floor((((ms * 1e6) % 1e6) + 1e6) % 1e6);
+    let to = this.#now + whole;
+    if (nanos >= 1e6) {
+      to += 1;
+      nanos -= 1e6;
+    }
+    let firstError: { error: unknown } | undefined;
+    this.#ticking++;
+    try {
+      for (let timer = this.#heap[0]; timer !== undefined && timer.callAt <= to; timer = this.#heap[0]) {
+        const error = this.#run(timer);
+        firstError ??= error;
+        await settle();
+      }
+    } finally {
+      this.#ticking--;
+    }
+    if (to > this.#now) this.#now = to;
+    this.#nanos = nanos;
+    if (firstError) throw firstError.error;
   }
 
   /** Runs every timer that is due now. */
   async runDue(): Promise<void> {
-    await this.#clock.tickAsync(0);
+    await this.advance(0);
   }
 
   /**
-   * Jumps to the earliest pending timer and runs it (and any due with it), settling promises
-   * after it. Returns false when no timer was pending. Used to run a scenario until a promise
-   * settles without overshooting a deadline (the caller schedules the deadline as a timer).
+   * Jumps to the earliest pending timer and runs it, settling promises after it. Returns false
+   * when no timer was pending. Used to run a scenario until a promise settles without overshooting
+   * a deadline (the caller schedules the deadline as a timer).
    */
   async next(): Promise<boolean> {
-    if (this.#clock.countTimers() === 0) return false;
-    await this.#clock.nextAsync();
+    if (this.#heap.length === 0) return false;
+    await settle();
+    const timer = this.#heap[0];
+    if (timer === undefined) return true;
+    this.#ticking++;
+    const error = this.#run(timer);
+    this.#ticking--;
+    await settle();
+    if (error) throw error.error;
     return true;
   }
 
   /** How many timers are pending. */
   pendingTimers(): number {
-    return this.#clock.countTimers();
+    return this.#heap.length;
+  }
+
+  /** Takes `timer` off the heap, moves the clock to it and calls it; returns what it threw. */
+  #run(timer: Timer): { error: unknown } | undefined {
+    this.#remove(timer);
+    if (timer.callAt > this.#now) this.#now = timer.callAt;
+    try {
+      timer.callback();
+      return undefined;
+    } catch (error) {
+      return { error };
+    }
+  }
+
+  #push(timer: Timer): void {
+    timer.index = this.#heap.length;
+    this.#heap.push(timer);
+    this.#up(timer.index);
+  }
+
+  #remove(timer: Timer): void {
+    const heap = this.#heap;
+    const i = timer.index;
+    const last = heap.pop()!;
+    timer.index = -1;
+    if (last === timer) return;
+    heap[i] = last;
+    last.index = i;
+    this.#down(i);
+    this.#up(last.index);
+  }
+
+  #up(i: number): void {
+    const heap = this.#heap;
+    const timer = heap[i]!;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const above = heap[parent]!;
+      if (!earlier(timer, above)) break;
+      heap[i] = above;
+      above.index = i;
+      i = parent;
+    }
+    heap[i] = timer;
+    timer.index = i;
+  }
+
+  #down(i: number): void {
+    const heap = this.#heap;
+    const n = heap.length;
+    const timer = heap[i]!;
+    for (;;) {
+      const left = 2 * i + 1;
+      if (left >= n) break;
+      const right = left + 1;
+      const child = right < n && earlier(heap[right]!, heap[left]!) ? right : left;
+      const below = heap[child]!;
+      if (!earlier(below, timer)) break;
+      heap[i] = below;
+      below.index = i;
+      i = child;
+    }
+    heap[i] = timer;
+    timer.index = i;
   }
 }
