@@ -34,3 +34,10 @@ export async function retainedBytesEach<T>(
   held.length = 0;
   return each;
 }
+
+/** Heap bytes (with typed arrays' backing stores) that `work` leaves retained once it is done. */
+export async function retainedBytesBy(work: () => Promise<void>): Promise<number> {
+  const before = heapAndBuffers();
+  await work();
+  return heapAndBuffers() - before;
+}
