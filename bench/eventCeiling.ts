@@ -1,7 +1,10 @@
 // What the sync benchmarks share: one timed sync of a module's queued notes (after a warm-up), and
 // the SQLite ceiling they are compared with (the very event rows stored, inserted again into a
 // fresh hub database of the same schema by one prepared statement, in transactions of the sync's
-// batch size). bench/postgres.ts measures its own ceiling, on PostgreSQL, with the same columns.
+// batch size). The ceiling's database is checkpointed as the hub's is (a worker thread copies the
+// log: `{ checkpointer: true }`), or, with "inline", by SQLite in the commit that takes the log
+// past 1000 pages (as before the checkpointer). bench/postgres.ts measures its own ceiling, on
+// PostgreSQL, with the same columns.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -55,10 +58,16 @@ export async function timeOneSync(
   return seconds;
 }
 
+/** How the ceiling's database copies its log: as the hub's (a worker thread), or in the commit. */
+export type CeilingCheckpoints = "background" | "inline";
+
 /** Rows per second of `rows` inserted into a fresh hub database (SQLite, on the temp disk), batch by batch. */
-export async function rawSqliteEventRate(rows: readonly EventRow[]): Promise<number> {
+export async function rawSqliteEventRate(
+  rows: readonly EventRow[],
+  checkpoints: CeilingCheckpoints = "background",
+): Promise<number> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
-  const sql = new SqliteConnection(join(dir, "hub.db"));
+  const sql = new SqliteConnection(join(dir, "hub.db"), { checkpointer: checkpoints === "background" });
   try {
     const insert = sql.db.prepare(
       `INSERT INTO events (${EVENT_COLUMNS.join(", ")})
@@ -73,6 +82,7 @@ export async function rawSqliteEventRate(rows: readonly EventRow[]): Promise<num
     for (let i = 0; i < values.length; i += size) batch(values.slice(i, i + size));
     return values.length / ((performance.now() - started) / 1000);
   } finally {
+    await sql.stopCheckpointer();
     sql.close();
     await rm(dir, { recursive: true, force: true });
   }

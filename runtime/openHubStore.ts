@@ -121,12 +121,13 @@ export function postgresFailure(error: unknown, url: string): unknown {
 /**
  * Opens (creating and migrating as needed) the hub store at `location`: a location, what
  * `--store` says (see parseStoreLocation), or a state directory. Bad settings throw
- * StoreConfigError, one line saying what to do. `onRetry` is told when a server store asks again
+ * StoreConfigError, one line saying what to do. `checkpointer`: a SQLite file is checkpointed by a
+ * worker thread (a hub serving devices; see SqliteConnection). `onRetry` is told when a server store asks again
  * for a connection it lost (it retries with backoff).
  */
 export async function openHubStore(
   location: string | StoreLocation,
-  options: { onRetry?: (message: string) => void } = {},
+  options: { onRetry?: (message: string) => void; checkpointer?: boolean } = {},
 ): Promise<HubStore> {
   const where = typeof location === "string" ? parseStoreLocation(location) : location;
   if (where.kind === "postgres") {
@@ -140,7 +141,7 @@ export async function openHubStore(
   const { SqliteHubStore } = await import("../hub/store/sqlite/SqliteHubStore.js");
   if (where.path !== ":memory:") await mkdir(dirname(where.path), { recursive: true, mode: 0o700 });
   try {
-    return new SqliteHubStore(where.path);
+    return new SqliteHubStore(where.path, { checkpointer: options.checkpointer === true });
   } catch (error) {
     if (error instanceof Error && /newer than this cardsim/.test(error.message)) {
       throw new StoreConfigError(error.message);

@@ -283,7 +283,11 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
           path: options.database === "memory" ? ":memory:" : join(options.dir, "hub.db"),
         });
   const log = options.log;
-  const store = await openHubStore(location, log ? { onRetry: (message) => log.warn(message) } : {});
+  // A hub serving devices: its SQLite commits only append to the log, a worker thread copies it.
+  const store = await openHubStore(location, {
+    checkpointer: true,
+    ...(log ? { onRetry: (message: string) => log.warn(message) } : {}),
+  });
 
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;

@@ -1,5 +1,6 @@
 import Database from "better-sqlite3";
 import type { Clock, TimerHandle } from "../../../core/Clock.js";
+import { Checkpointer, type CheckpointerOptions } from "./Checkpointer.js";
 import { migrations } from "./migrations.js";
 import { TransactionGate } from "./TransactionGate.js";
 
@@ -32,6 +33,15 @@ interface CommitGroup {
   due: boolean;
 }
 
+export interface SqliteConnectionOptions {
+  /**
+   * Copies the write-ahead log into the database from a worker thread (`Checkpointer`) instead of
+   * in the commit that takes it past 1000 pages, on the event loop. For a file (ignored for
+   * ":memory:"); a hub serving devices. Stopped by `stopCheckpointer` (or `close`).
+   */
+  readonly checkpointer?: boolean | CheckpointerOptions;
+}
+
 /**
  * One better-sqlite3 database in WAL mode with a prepared-statement cache and the migrations
  * applied. `path` ":memory:" gives a private in-memory database (tests, benchmarks).
@@ -50,6 +60,7 @@ export class SqliteConnection {
   #checkpoint: ReturnType<typeof setTimeout> | undefined;
   /** Waiting for the pending checkpoint (`checkpointed()`). */
   #checkpointWaiters: (() => void)[] = [];
+  #checkpointer: Checkpointer | undefined;
   #grouping: GroupCommitOptions | undefined;
   #group: CommitGroup | undefined;
   /** Transactions of the gate open now (outermost and nested). */
@@ -196,7 +207,13 @@ export class SqliteConnection {
   /** The settings of every transaction but a durable one. */
   #ordinary(): void {
     this.db.pragma("synchronous = NORMAL");
-    this.db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    this.#autoCheckpoints();
+  }
+
+  /** SQLite's own checkpoints in the commit, unless the checkpointer copies the log. */
+  #autoCheckpoints(): void {
+    const pages = this.#checkpointer?.running ? 0 : AUTO_CHECKPOINT_PAGES;
+    this.db.pragma(`wal_autocheckpoint = ${pages}`);
   }
 
   /**
@@ -211,6 +228,10 @@ export class SqliteConnection {
       this.#checkpoint = undefined;
       if (!this.db.open) return this.#checkpointDone();
       if (this.db.inTransaction) return this.#checkpointSoon();
+      if (this.#checkpointer?.running) {
+        void this.#checkpointer.checkpoint().then(() => this.#checkpointDone());
+        return;
+      }
       try {
         this.db.pragma("wal_checkpoint(PASSIVE)");
       } catch {
@@ -238,7 +259,7 @@ export class SqliteConnection {
     this.statement(sql).run();
   }
 
-  constructor(path: string) {
+  constructor(path: string, options: SqliteConnectionOptions = {}) {
     this.db = new Database(path);
     this.db.pragma("journal_mode = WAL");
     // NORMAL in WAL mode: a commit survives a process crash; only a power cut may lose the last
@@ -253,6 +274,32 @@ export class SqliteConnection {
     // The CLI (token management) and a running hub may write the same file.
     this.db.pragma("busy_timeout = 5000");
     this.#migrate();
+    if (options.checkpointer && !this.db.memory) this.#startCheckpointer(path, options.checkpointer);
+  }
+
+  #startCheckpointer(path: string, options: true | CheckpointerOptions): void {
+    this.#checkpointer = new Checkpointer(path, options === true ? {} : options, () => {
+      // Back to SQLite's own checkpoints in the commit.
+      if (this.db.open) this.#autoCheckpoints();
+    });
+    this.#autoCheckpoints();
+  }
+
+  /** Whether the log is copied into the database by the background checkpointer now. */
+  get checkpointsInBackground(): boolean {
+    return this.#checkpointer?.running === true;
+  }
+
+  /**
+   * Stops the background checkpointer (if any) after one last checkpoint; the commits that follow
+   * checkpoint themselves again, as without one.
+   */
+  async stopCheckpointer(): Promise<void> {
+    const checkpointer = this.#checkpointer;
+    if (!checkpointer) return;
+    await checkpointer.stop();
+    this.#checkpointer = undefined;
+    if (this.db.open) this.#autoCheckpoints();
   }
 
   #migrate(): void {
@@ -379,7 +426,10 @@ export class SqliteConnection {
     }
   }
 
+  /** Closes at once (a checkpointer still running is ended: `stopCheckpointer` first to wait for it). */
   close(): void {
+    this.#checkpointer?.terminate();
+    this.#checkpointer = undefined;
     this.groupCommits(undefined);
     if (this.#checkpoint) clearTimeout(this.#checkpoint);
     this.#checkpoint = undefined;

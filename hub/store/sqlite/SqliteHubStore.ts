@@ -3,7 +3,11 @@ import { PROJECT_DELETION } from "../projectDeletion.js";
 import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
 import type { SqlPort } from "../SqlPort.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
-import { SqliteConnection, type GroupCommitOptions } from "./SqliteConnection.js";
+import {
+  SqliteConnection,
+  type GroupCommitOptions,
+  type SqliteConnectionOptions,
+} from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
 import { SqliteDescriptionStore } from "./SqliteDescriptionStore.js";
 import { SqliteDeviceStore } from "./SqliteDeviceStore.js";
@@ -57,9 +61,13 @@ export class SqliteHubStore implements HubStore {
   readonly jobs: SqlJobStore;
   readonly integrations: IntegrationSqlStore;
 
-  /** Opens (creating and migrating as needed) the database at `path`, or ":memory:". */
-  constructor(path: string) {
-    const sql = new SqliteConnection(path);
+  /**
+   * Opens (creating and migrating as needed) the database at `path`, or ":memory:". A hub serving
+   * devices gives `{ checkpointer: true }`: its commits then only append to the log, which a
+   * worker thread copies into the database (see `SqliteConnection`).
+   */
+  constructor(path: string, options: SqliteConnectionOptions = {}) {
+    const sql = new SqliteConnection(path, options);
     this.#connection = sql;
     const gate = sql.gate;
     const devices = new SqliteDeviceStore(sql);
@@ -119,8 +127,14 @@ export class SqliteHubStore implements HubStore {
     this.#connection.groupCommits(options);
   }
 
-  /** Closes the database once any open transaction has ended. */
+  /** Whether a worker thread checkpoints the database now (`{ checkpointer: true }`). */
+  get checkpointsInBackground(): boolean {
+    return this.#connection.checkpointsInBackground;
+  }
+
+  /** Closes the database once any open transaction has ended (the checkpointer's last copy first). */
   async close(): Promise<void> {
+    await this.#connection.stopCheckpointer();
     return this.#connection.gate.call(async () => this.#connection.close());
   }
 }

@@ -1,0 +1,179 @@
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
+
+/** When the background checkpointer copies the write-ahead log into the database. */
+export interface CheckpointerOptions {
+  /** Pages in the log not yet copied that start a (PASSIVE) checkpoint; default 1000, SQLite's own. */
+  readonly pages?: number;
+  /** How often (real milliseconds) the log is looked at; default 20. */
+  readonly pollMs?: number;
+  /**
+   * A log file larger than this (bytes) is truncated (TRUNCATE: new writers wait for the few pages
+   * left, then the log starts again, empty); default 64 MiB.
+   */
+  readonly restartBytes?: number;
+  /** Told after each checkpoint the checkpointer started itself (tests, benchmarks). */
+  readonly onCheckpoint?: (result: CheckpointResult) => void;
+}
+
+/** What `PRAGMA wal_checkpoint` answers: busy (1: not complete), pages in the log, pages copied. */
+export interface CheckpointResult {
+  readonly busy: number;
+  readonly log: number;
+  readonly checkpointed: number;
+}
+
+// The worker's program, plain JavaScript run by `eval` (no loader needed in a clone, a test or the
+// package). It has a connection of its own to the same file and only ever checkpoints. How many
+// pages the log holds and how many are copied is read from the WAL index (the -shm file), whose
+// header SQLite documents (fileformat2, "The WAL-Index Format"): mxFrame at byte 16 of the
+// header, nBackfill at byte 96 (the checkpoint information after the header's two copies), both
+// 32-bit in the machine's byte order. A torn read only makes a checkpoint early or late.
+const WORKER = `
+const { parentPort, workerData } = require("node:worker_threads");
+const fs = require("node:fs");
+const os = require("node:os");
+const Database = require(workerData.driver);
+const { path, pages, pollMs, restartBytes } = workerData;
+const db = new Database(path, { fileMustExist: true });
+db.pragma("busy_timeout = 0");
+db.pragma("synchronous = NORMAL");
+const header = Buffer.alloc(100);
+const read32 = os.endianness() === "LE" ? (o) => header.readUInt32LE(o) : (o) => header.readUInt32BE(o);
+let shm;
+function backlog() {
+  try {
+    if (shm === undefined) shm = fs.openSync(path + "-shm", "r");
+    if (fs.readSync(shm, header, 0, 100, 0) < 100) return 0;
+    return read32(16) - read32(96);
+  } catch {
+    return 0;
+  }
+}
+function walBytes() {
+  try {
+    return fs.statSync(path + "-wal").size;
+  } catch {
+    return 0;
+  }
+}
+function checkpoint(mode) {
+  try {
+    return db.pragma("wal_checkpoint(" + mode + ")")[0];
+  } catch (error) {
+    return { busy: 1, error: String(error) };
+  }
+}
+const timer = setInterval(() => {
+  if (backlog() < pages) return;
+  let result = checkpoint("PASSIVE");
+  if (walBytes() > restartBytes) {
+    // Waits (in this thread) up to 100 ms for a moment between the writer's transactions.
+    db.pragma("busy_timeout = 100");
+    result = checkpoint("TRUNCATE");
+    db.pragma("busy_timeout = 0");
+  }
+  parentPort.postMessage({ type: "auto", result });
+}, pollMs);
+parentPort.on("message", (message) => {
+  if (message.type === "checkpoint") {
+    parentPort.postMessage({ type: "checkpointed", id: message.id, result: checkpoint("PASSIVE") });
+  } else if (message.type === "stop") {
+    clearInterval(timer);
+    checkpoint("PASSIVE");
+    if (shm !== undefined) fs.closeSync(shm);
+    db.close();
+    parentPort.close();
+  }
+});
+parentPort.postMessage({ type: "ready" });
+`;
+
+const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+
+/**
+ * Copies a SQLite file's write-ahead log into the database from a worker thread with a connection
+ * of its own, so that the writer's commits only append to the log: PASSIVE checkpoints (never
+ * waiting for the writer or a reader) whenever `pages` pages wait, a TRUNCATE when the log file
+ * has grown past `restartBytes` (a writer never finding the log copied whole keeps appending to
+ * it). The writer's connection must have its own automatic checkpoints off meanwhile. A crash
+ * mid-checkpoint loses nothing: the log stays authoritative until the copy is complete.
+ */
+export class Checkpointer {
+  readonly #worker: Worker;
+  readonly #waiting = new Map<number, () => void>();
+  #next = 0;
+  #stopped: Promise<void> | undefined;
+  #failed = false;
+  readonly ready: Promise<void>;
+
+  constructor(path: string, options: CheckpointerOptions = {}, onFailure: (error: Error) => void = () => {}) {
+    this.#worker = new Worker(WORKER, {
+      eval: true,
+      workerData: {
+        driver,
+        path,
+        pages: options.pages ?? 1000,
+        pollMs: options.pollMs ?? 20,
+        restartBytes: options.restartBytes ?? 64 * 1024 * 1024,
+      },
+    });
+    this.#worker.unref();
+    let ready!: () => void;
+    this.ready = new Promise((resolve) => (ready = resolve));
+    this.#worker.on("message", (message: { type: string; id?: number; result?: CheckpointResult }) => {
+      if (message.type === "ready") ready();
+      if (message.type === "checkpointed") this.#settle(message.id!);
+      if (message.type === "auto") options.onCheckpoint?.(message.result!);
+    });
+    const fail = (error: Error) => {
+      if (this.#failed || this.#stopped) return;
+      this.#failed = true;
+      ready();
+      for (const id of [...this.#waiting.keys()]) this.#settle(id);
+      onFailure(error);
+    };
+    this.#worker.on("error", fail);
+    this.#worker.on("exit", (code) => fail(new Error(`the checkpointer stopped (exit code ${code})`)));
+  }
+
+  /** True while it runs (not stopped, not failed). */
+  get running(): boolean {
+    return !this.#failed && !this.#stopped;
+  }
+
+  /** A PASSIVE checkpoint now; resolves once it has run (at once when the checkpointer is not running). */
+  checkpoint(): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    const id = this.#next++;
+    const done = new Promise<void>((resolve) => this.#waiting.set(id, resolve));
+    this.#worker.postMessage({ type: "checkpoint", id });
+    return done;
+  }
+
+  #settle(id: number): void {
+    const resolve = this.#waiting.get(id);
+    this.#waiting.delete(id);
+    resolve?.();
+  }
+
+  /** Stops: one last PASSIVE checkpoint, then the worker closes its connection and ends. */
+  stop(): Promise<void> {
+    if (this.#stopped) return this.#stopped;
+    if (this.#failed) return (this.#stopped = Promise.resolve());
+    this.#stopped = new Promise((resolve) => {
+      this.#worker.once("exit", () => resolve());
+      // Waited for: the process stays up until the last copy is done.
+      this.#worker.ref();
+      this.#worker.postMessage({ type: "stop" });
+    });
+    for (const id of [...this.#waiting.keys()]) this.#settle(id);
+    return this.#stopped;
+  }
+
+  /** Ends the worker at once (a checkpoint it is running completes or is abandoned, safely). */
+  terminate(): void {
+    if (!this.#stopped) this.#stopped = this.#worker.terminate().then(() => undefined);
+    for (const id of [...this.#waiting.keys()]) this.#settle(id);
+  }
+}

@@ -1,0 +1,116 @@
+import { mkdtempSync, rmSync, statSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import type { CheckpointResult } from "../../../hub/store/sqlite/Checkpointer.js";
+import { SqliteConnection } from "../../../hub/store/sqlite/SqliteConnection.js";
+import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
+import { Changes } from "../../support/waiting.js";
+
+const ONE_MB = new Uint8Array(1024 * 1024).fill(7);
+
+describe("a hub database checkpointed by a worker thread", () => {
+  let dir: string;
+  let path: string;
+  let sql: SqliteConnection;
+  const changes = new Changes();
+  const results: CheckpointResult[] = [];
+  const size = (file: string) => {
+    try {
+      return statSync(file).size;
+    } catch {
+      return 0;
+    }
+  };
+  const settings = () => ({
+    synchronous: sql.db.pragma("synchronous", { simple: true }),
+    autocheckpoint: sql.db.pragma("wal_autocheckpoint", { simple: true }),
+  });
+  const put = (n: number) => sql.run("INSERT INTO blobs (n, data) VALUES (?, ?)", n, ONE_MB);
+  const open = (options: { restartBytes?: number; pages?: number } = {}) => {
+    sql = new SqliteConnection(path, {
+      checkpointer: {
+        pollMs: 5,
+        ...options,
+        onCheckpoint: (result) => {
+          results.push(result);
+          changes.fire();
+        },
+      },
+    });
+    sql.db.exec("CREATE TABLE IF NOT EXISTS blobs (n INTEGER PRIMARY KEY, data BLOB)");
+  };
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), "cardsim-checkpointer-"));
+    path = join(dir, "hub.db");
+    results.length = 0;
+  });
+  afterEach(async () => {
+    await sql.stopCheckpointer();
+    sql.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("commits past 1000 pages without copying the log into the database; the worker copies it", async () => {
+    open({ pages: 2000 });
+    expect(sql.checkpointsInBackground).toBe(true);
+    const before = size(path);
+    await sql.gate.transaction(async () => {
+      expect(settings()).toEqual({ synchronous: 1, autocheckpoint: 0 });
+      for (let n = 1; n <= 5; n++) put(n); // about 1,300 pages of 4 KiB
+    });
+    // Without the worker, this commit would have checkpointed on the spot (see the durable test);
+    // the worker waits for 2000.
+    expect(size(path)).toBe(before);
+    expect(size(`${path}-wal`)).toBeGreaterThan(5 * ONE_MB.length);
+    await sql.gate.transaction(async () => {
+      for (let n = 6; n <= 10; n++) put(n);
+    });
+    await changes.until(() => results.some((r) => r.checkpointed >= 2000), "a checkpoint by the worker");
+    expect(size(path)).toBeGreaterThan(before + 10 * ONE_MB.length);
+    expect(sql.get<{ n: number }>("SELECT count(*) AS n FROM blobs")).toEqual({ n: 10 });
+  });
+
+  it("keeps a durable transaction synced at its commit, and checkpointed() waits for the worker's copy", async () => {
+    open();
+    const before = size(path);
+    await sql.gate.transaction(
+      async () => {
+        expect(settings()).toEqual({ synchronous: 2, autocheckpoint: 0 });
+        put(1);
+      },
+      { durable: true },
+    );
+    expect(settings()).toEqual({ synchronous: 1, autocheckpoint: 0 });
+    expect(size(path)).toBe(before);
+    await sql.checkpointed();
+    expect(size(path)).toBeGreaterThan(before + ONE_MB.length);
+  });
+
+  it("truncates a log grown past its limit, and checkpoints in the commit again once stopped", async () => {
+    open({ restartBytes: 2 * ONE_MB.length });
+    for (let n = 1; n <= 6; n++) await sql.gate.transaction(async () => put(n));
+    await changes.until(() => size(`${path}-wal`) < 2 * ONE_MB.length, "the log truncated");
+    expect(results.some((r) => r.busy === 0 && r.log === 0)).toBe(true);
+    await sql.stopCheckpointer();
+    expect(sql.checkpointsInBackground).toBe(false);
+    expect(settings()).toEqual({ synchronous: 1, autocheckpoint: 1000 });
+    expect(sql.get<{ n: number }>("SELECT count(*) AS n FROM blobs")).toEqual({ n: 6 });
+  });
+
+  it("is never started for a database in memory, and a hub store stops it when it closes", async () => {
+    const memory = new SqliteConnection(":memory:", { checkpointer: true });
+    expect(memory.checkpointsInBackground).toBe(false);
+    expect(memory.db.pragma("wal_autocheckpoint", { simple: true })).toBe(1000);
+    memory.close();
+
+    const store = new SqliteHubStore(path, { checkpointer: true });
+    expect(store.checkpointsInBackground).toBe(true);
+    await store.setMeta("k", "v");
+    await store.close();
+    // The last connection closed: SQLite copied the log and removed it.
+    expect(size(`${path}-wal`)).toBe(0);
+    open();
+  });
+});
