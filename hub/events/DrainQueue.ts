@@ -25,6 +25,13 @@ export class DrainQueue<T> {
     this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
   }
 
+  /** Pushes several items at once, in their order (a committed batch told in one call). */
+  pushAll(items: readonly T[]): void {
+    if (this.#stopped || items.length === 0) return;
+    for (const item of items) this.#pending.push(item);
+    this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
+  }
+
   /** Resolves once everything pushed so far has been handled. */
   async idle(): Promise<void> {
     while (this.#draining) await this.#draining;
