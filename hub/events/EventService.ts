@@ -62,7 +62,10 @@ export class EventService {
 
   /** Stores the event; resolves with the stored record (subscribers told as described above). */
   async record(event: NewEvent): Promise<EventRecord> {
-    const record = this.#make(this.#prepare ? (await this.#prepare([event]))[0]! : event);
+    const record = this.#make(
+      this.#prepare ? (await this.#prepare([event]))[0]! : event,
+      this.clock.now() / 1000,
+    );
     if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish([record]));
     return record;
   }
@@ -76,15 +79,16 @@ export class EventService {
     if (events.length === 0) return [];
     const prepare = this.#prepare;
     const prepared = prepare ? await prepare(events) : events;
-    const records = prepared.map((e) => this.#make(e));
+    // One receive time for the batch: the hub clock does not move while it is made.
+    const received = this.clock.now() / 1000;
+    const records = prepared.map((e) => this.#make(e, received));
     const stored = await this.store.telemetry.addEvents(records);
     const fresh = records.filter((_, i) => stored[i]);
     if (fresh.length > 0) this.store.afterCommit(() => this.#publish(fresh));
     return fresh;
   }
 
-  #make(event: NewEvent): EventRecord {
-    const received = this.clock.now() / 1000;
+  #make(event: NewEvent, received: number): EventRecord {
     const record: EventRecord = {
       uid: event.uid ?? this.ids.uuid(),
       projectUid: event.projectUid,
