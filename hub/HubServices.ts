@@ -130,7 +130,9 @@ export function createHubServices(options: HubServicesOptions): HubServices {
   );
   events.prepareWith((batch) => integrations.transformEvents(batch));
   const feed = new HubFeed();
-  events.subscribe((event) => feed.event(event));
+  events.subscribeBatch((batch) => {
+    if (feed.listening) for (const event of batch) feed.event(event);
+  });
   const notifier = new SyncNotifier();
   if (store.cluster)
     relayAcrossProcesses(store.cluster, store, notifier, feed, options.onRoutingError ?? (() => undefined));

@@ -56,7 +56,7 @@ export class SmartFleets {
     this.#onError = onError;
     this.#onMembership = onMembership;
     this.#queue = new DrainQueue((pending) => this.#apply(pending.splice(0)), onError);
-    this.#unsubscribe = events.subscribe((event) => this.#queue.push(event));
+    this.#unsubscribe = events.subscribeBatch((batch) => this.#queue.pushAll(batch));
   }
 
   async #apply(batch: readonly EventRecord[]): Promise<void> {

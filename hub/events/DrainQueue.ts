@@ -22,6 +22,17 @@ export class DrainQueue<T> {
   push(item: T): void {
     if (this.#stopped) return;
     this.#pending.push(item);
+    this.#start();
+  }
+
+  /** Pushes several items at once, in their order (a committed batch told in one call). */
+  pushAll(items: readonly T[]): void {
+    if (this.#stopped || items.length === 0) return;
+    for (const item of items) this.#pending.push(item);
+    this.#start();
+  }
+
+  #start(): void {
     this.#draining ??= this.#drain().finally(() => (this.#draining = undefined));
   }
 

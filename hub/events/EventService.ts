@@ -24,14 +24,25 @@ export interface NewEvent {
 export type EventListener = (event: EventRecord) => void | Promise<void>;
 
 /**
+ * Told once about the events a store call stored for good (one or more, in the order they were
+ * stored; never an empty list): for subscribers that queue or group what they hear, so that a
+ * batch of a sync costs them one call rather than one per event.
+ */
+export type EventBatchListener = (events: readonly EventRecord[]) => void | Promise<void>;
+
+/** A subscriber: told event by event, or a batch at a time. */
+type Subscriber = { readonly each: EventListener } | { readonly batch: EventBatchListener };
+
+/**
  * Stores the events of devices and hands each to the subscribers (routing subscribes). The
  * receive time is the hub clock's. Inside a store transaction, subscribers hear of an event
  * only after the transaction committed, and never of one whose transaction rolled back.
- * Subscribers are called one after another, synchronously; one that throws (or rejects) is
- * reported to `onListenerError` and changes nothing for the event or the other subscribers.
+ * Subscribers are called one after another, synchronously, in the order they subscribed (each
+ * told of the events of a store call before the next is); one that throws (or rejects) is
+ * reported to `onListenerError` and changes nothing for the events or the other subscribers.
  */
 export class EventService {
-  readonly #listeners: { listener: EventListener }[] = [];
+  readonly #listeners: Subscriber[] = [];
   #prepare: ((events: readonly NewEvent[]) => Promise<readonly NewEvent[]>) | undefined;
 
   constructor(
@@ -51,8 +62,11 @@ export class EventService {
 
   /** Stores the event; resolves with the stored record (subscribers told as described above). */
   async record(event: NewEvent): Promise<EventRecord> {
-    const record = this.#make(this.#prepare ? (await this.#prepare([event]))[0]! : event);
-    if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish(record));
+    const record = this.#make(
+      this.#prepare ? (await this.#prepare([event]))[0]! : event,
+      this.clock.now() / 1000,
+    );
+    if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish([record]));
     return record;
   }
 
@@ -65,15 +79,16 @@ export class EventService {
     if (events.length === 0) return [];
     const prepare = this.#prepare;
     const prepared = prepare ? await prepare(events) : events;
-    const records = prepared.map((e) => this.#make(e));
+    // One receive time for the batch: the hub clock does not move while it is made.
+    const received = this.clock.now() / 1000;
+    const records = prepared.map((e) => this.#make(e, received));
     const stored = await this.store.telemetry.addEvents(records);
     const fresh = records.filter((_, i) => stored[i]);
-    if (fresh.length > 0) this.store.afterCommit(() => fresh.forEach((r) => this.#publish(r)));
+    if (fresh.length > 0) this.store.afterCommit(() => this.#publish(fresh));
     return fresh;
   }
 
-  #make(event: NewEvent): EventRecord {
-    const received = this.clock.now() / 1000;
+  #make(event: NewEvent, received: number): EventRecord {
     const record: EventRecord = {
       uid: event.uid ?? this.ids.uuid(),
       projectUid: event.projectUid,
@@ -90,7 +105,15 @@ export class EventService {
 
   /** Adds a subscriber; the function returned removes it (subscribing twice means told twice). */
   subscribe(listener: EventListener): () => void {
-    const entry = { listener };
+    return this.#add({ each: listener });
+  }
+
+  /** Adds a subscriber told a batch at a time (see EventBatchListener); the function removes it. */
+  subscribeBatch(listener: EventBatchListener): () => void {
+    return this.#add({ batch: listener });
+  }
+
+  #add(entry: Subscriber): () => void {
     this.#listeners.push(entry);
     return () => {
       const index = this.#listeners.indexOf(entry);
@@ -98,14 +121,21 @@ export class EventService {
     };
   }
 
-  #publish(event: EventRecord): void {
-    for (const { listener } of [...this.#listeners]) {
-      try {
-        const result = listener(event);
-        if (result instanceof Promise) result.catch((error: unknown) => this.#failed(error, event));
-      } catch (error) {
-        this.#failed(error, event);
-      }
+  /** Tells every subscriber of the events one store call stored (the subscribers of now). */
+  #publish(events: readonly EventRecord[]): void {
+    for (const entry of [...this.#listeners]) {
+      if ("batch" in entry) this.#tell(entry.batch, events, events[0]!);
+      else for (const event of events) this.#tell(entry.each, event, event);
+    }
+  }
+
+  /** Calls a subscriber; a fault of it (thrown or rejected) is reported as about `event`. */
+  #tell<T>(listener: (arg: T) => void | Promise<void>, arg: T, event: EventRecord): void {
+    try {
+      const result = listener(arg);
+      if (result instanceof Promise) result.catch((error: unknown) => this.#failed(error, event));
+    } catch (error) {
+      this.#failed(error, event);
     }
   }
 

@@ -22,7 +22,8 @@ interface Window {
 }
 
 type Work =
-  { kind: "event"; event: EventRecord } | { kind: "close"; monitorUid: string; key: string; window: Window };
+  | { kind: "events"; events: readonly EventRecord[] }
+  | { kind: "close"; monitorUid: string; key: string; window: Window };
 
 /** What the evaluation keeps in the monitor's row: the alert open per key, when it last routed. */
 interface MonitorState {
@@ -65,7 +66,7 @@ export class MonitorService {
   ) {
     this.#jsonata = new JsonataCache(() => clock.now(), { workers: 1 });
     this.#queue = new DrainQueue((pending) => this.#step(pending), onError);
-    this.#unsubscribe = events.subscribe((event) => this.#queue.push({ kind: "event", event }));
+    this.#unsubscribe = events.subscribeBatch((batch) => this.#queue.push({ kind: "events", events: batch }));
   }
 
   /** The monitor was changed or deleted: its windows begin again. */
@@ -91,8 +92,9 @@ export class MonitorService {
   async #step(pending: Work[]): Promise<void> {
     const work = pending.shift()!;
     if (work.kind === "close") return this.#closeDue(work.monitorUid, work.key, work.window);
-    const batch = [work.event];
-    while (pending[0]?.kind === "event") batch.push((pending.shift() as { event: EventRecord }).event);
+    let batch = work.events;
+    // The committed batches queued behind it go with it, as one run.
+    while (pending[0]?.kind === "events") batch = batch.concat((pending.shift() as typeof work).events);
     return this.#events(batch);
   }
 

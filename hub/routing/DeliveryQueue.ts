@@ -99,10 +99,10 @@ export class DeliveryQueue {
     this.#takeOver.unref();
   }
 
-  /** The event subscriber: quick, the matching and queueing run in order behind it. */
-  received(event: EventRecord): void {
+  /** The events subscriber (a committed batch): quick, the matching and queueing run in order behind it. */
+  received(events: readonly EventRecord[]): void {
     if (this.#stopped) return;
-    this.#intake.push(event);
+    for (const event of events) this.#intake.push(event);
     this.#runIntake();
   }
 

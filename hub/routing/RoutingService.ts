@@ -128,7 +128,7 @@ export class RoutingService {
       options.onAttempt?.(log);
       this.#changed();
     });
-    this.#unsubscribe = events.subscribe((event) => this.#queue.received(event));
+    this.#unsubscribe = events.subscribeBatch((batch) => this.#queue.received(batch));
     this.#queue.start();
   }
 

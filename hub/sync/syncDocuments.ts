@@ -111,15 +111,17 @@ export function eventBase(device: DeviceRecord, session: SyncSession): JsonObjec
   return out;
 }
 
-/** `eventBase` and its JSON text, written once for all the events of a message. */
+/** `eventBase` and its JSON text (and that text less its closing brace), written once for all the events of a message. */
 export interface EventBase {
   readonly data: JsonObject;
   readonly text: string;
+  readonly head: string;
 }
 
 export function eventBaseOf(device: DeviceRecord, session: SyncSession): EventBase {
   const data = eventBase(device, session);
-  return { data, text: JSON.stringify(data) };
+  const text = JSON.stringify(data);
+  return { data, text, head: text.slice(0, -1) };
 }
 
 /**
@@ -139,18 +141,31 @@ export function noteEvent(
 ): { data: JsonObject; text: string; body: string | undefined; whenSec: number } {
   const whenSec = note.when > 0 ? Math.floor(note.when) : Math.floor(received);
   const own: JsonObject = { req, file, updates: note.updates, when: whenSec };
-  if (!queue) own.note = note.id;
-  if (!note.deleted && note.payload !== undefined) own.payload = note.payload;
-  if (note.where) located(own, "where", locate(note.where.lat, note.where.lon, note.where.time));
+  // The note's members as JSON.stringify(own) writes them (counts and whole seconds are integers,
+  // written alike by a template), less their braces, without serializing `own` as a whole.
+  let members = `"req":"${req}","file":${JSON.stringify(file)},"updates":${note.updates},"when":${whenSec}`;
+  if (!queue) {
+    own.note = note.id;
+    members += `,"note":${JSON.stringify(note.id)}`;
+  }
+  if (!note.deleted && note.payload !== undefined) {
+    own.payload = note.payload;
+    members += `,"payload":${JSON.stringify(note.payload)}`;
+  }
+  if (note.where) {
+    const where: JsonObject = {};
+    located(where, "where", locate(note.where.lat, note.where.lon, note.where.time));
+    Object.assign(own, where);
+    members += `,${JSON.stringify(where).slice(1, -1)}`;
+  }
   // Object.assign, not a spread: for an object of this shape V8 copies it many times faster.
   const data: JsonObject = Object.assign({}, base.data, own);
   // Written in one go (each piece once): the base's members, the note's, then the body.
-  const members = JSON.stringify(own);
   if (note.deleted || note.body === undefined)
-    return { data, text: `${base.text.slice(0, -1)},${members.slice(1)}`, body: undefined, whenSec };
+    return { data, text: `${base.head},${members}}`, body: undefined, whenSec };
   data.body = note.body;
   const body = canonicalJson(note.body);
-  return { data, text: `${base.text.slice(0, -1)},${members.slice(1, -1)},"body":${body}}`, body, whenSec };
+  return { data, text: `${base.head},${members},"body":${body}}`, body, whenSec };
 }
 
 /** The session record's document when the session opens (DeviceSession, less `period`). */

@@ -1,7 +1,10 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { canonicalJson, type JsonObject } from "../../../core/json.js";
+import { md5Hex } from "../../../core/md5.js";
+import { deviceEventUid, uuidFromHex } from "../../../protocol/eventUid.js";
 import type { NoteRecord } from "../../../protocol/NoteRecord.js";
+import { md5Hex as hubMd5 } from "../../../hub/md5.js";
 import { eventBaseOf, noteEvent } from "../../../hub/sync/syncDocuments.js";
 import type { SyncSession } from "../../../hub/sync/SyncSessions.js";
 import type { DeviceRecord, LocationRecord } from "../../../hub/store/records.js";
@@ -66,6 +69,32 @@ describe("a synced note's event", () => {
           expect(event.text.endsWith(`,"body":${canonicalJson(event.data["body"])}}`)).toBe(true);
       }),
       { numRuns: 1000 },
+    );
+  });
+});
+
+describe("a synced note's event UID", () => {
+  it("is the MD5 of the device, tracker session, notefile, note ID, updates, time, body and payload, each ended by a NUL", () => {
+    fc.assert(
+      fc.property(fc.string(), fc.string(), fc.string(), note, (dev, tracker, file, n) => {
+        const record = n as NoteRecord;
+        const body = record.deleted ? "deleted" : record.body === undefined ? "" : canonicalJson(record.body);
+        const parts = [
+          dev,
+          tracker,
+          file,
+          record.id,
+          record.updates,
+          record.when,
+          body,
+          record.payload ?? "",
+        ];
+        const text = parts.map((p) => `${p}\u0000`).join("");
+        const expected = uuidFromHex(md5Hex(new TextEncoder().encode(text)));
+        expect(deviceEventUid(dev, tracker, file, record)).toBe(expected);
+        expect(deviceEventUid(dev, tracker, file, record, hubMd5)).toBe(expected);
+      }),
+      { numRuns: 500 },
     );
   });
 });
