@@ -145,6 +145,13 @@ export class DfuSessions {
   async #session(session: OpenSession): Promise<void> {
     const module = this.#module;
     if (!this.#takesUpdates()) return;
+    // The open's offer names no image and nothing is to be reported or cancelled: nothing to do,
+    // and no turn among the module's writers to find that out (most sessions).
+    const offered = session.opened?.firmware;
+    if (offered && !offered.user && !offered.card && this.quiet()) {
+      this.#downloaded();
+      return;
+    }
     // What the host did since the last session reaches the hub before the hub is asked again:
     // after a report the offer the open carried may be out of date, and the hub is asked anew.
     const reported = await this.#report(session, await module.exclusive(() => this.#pending()));
