@@ -10,7 +10,8 @@ import type { JsonObject } from "../core/json.js";
  * key, sends its context; the hub answers with a session token, the device's environment, the
  * notefiles with changes for it and the tracker-session check) -> any number of `push`
  * (the module's changes of one notefile), `pull` + `ack` (the hub's changes of one notefile),
- * `signals` -> `close`. Firmware messages (`firmware`, `read`, `dfu`) and web requests (`web`)
+ * `signals` -> `close`; an `open` may carry the first `push` and the `close` (folded messages: a
+ * session with one batch and nothing from the hub is one message). Firmware messages (`firmware`, `read`, `dfu`) and web requests (`web`)
  * ride on an open session too.
  */
 

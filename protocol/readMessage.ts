@@ -133,16 +133,12 @@ export function readMessage(message: unknown): SyncRequest {
       f.string("tracker", { max: 128 });
       context(f.fields("context"));
       f.boolean("firmware_offer", { optional: true });
+      openFolds(f);
       break;
-    case "push": {
+    case "push":
       token();
-      file();
-      const after = f.count("after");
-      const through = f.count("through");
-      if (through < after) throw bad("through must not be below after");
-      f.array("notes", MAX_BATCH_NOTES).forEach((n, i) => readNote(f, n, `notes[${i}]`));
+      batch(f);
       break;
-    }
     case "pull":
       token();
       file();
@@ -179,6 +175,26 @@ export function readMessage(message: unknown): SyncRequest {
       throw bad(`unknown message type: ${type.slice(0, 32)}`);
   }
   return message as unknown as SyncRequest;
+}
+
+/** A batch of changes (`push`, and the `push` an `open` carries): its notefile, positions and notes. */
+function batch(f: Fields): void {
+  f.string("file", { max: MAX_NOTEFILE_NAME, nonEmpty: true });
+  const after = f.count("after");
+  const through = f.count("through");
+  if (through < after) throw bad(`${f.name("through")} must not be below after`);
+  f.array("notes", MAX_BATCH_NOTES).forEach((n, i) => readNote(f, n, f.name(`notes[${i}]`)));
+}
+
+/** The `push` and `close` an `open` may carry (sessionMessages.ts `OpenRequest`). */
+function openFolds(f: Fields): void {
+  const push = f.fields("push", { optional: true });
+  if (push) batch(push);
+  const close = f.fields("close", { optional: true });
+  if (!close) return;
+  close.string("why", { max: 256 });
+  readUsage(close.fields("usage", { optional: true }));
+  close.boolean("pull", { optional: true });
 }
 
 const MD5 = /^[0-9a-f]{32}$/;

@@ -99,6 +99,8 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
     }
     const offer = f.fields("firmware", { optional: true });
     if (offer) readFirmwareOffer(offer);
+    f.fields("pushed", { optional: true })?.count("merged");
+    f.boolean("closed", { optional: true });
   },
   push(f) {
     f.count("merged");

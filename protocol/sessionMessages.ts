@@ -2,6 +2,7 @@ import type { JsonObject } from "../core/json.js";
 import type { ProtocolReply, ProtocolRequest } from "./envelope.js";
 import type { FirmwareOffer } from "./firmwareMessages.js";
 import type { SessionRadio } from "./sessionRadio.js";
+import type { ChangeBatch, PushReply } from "./transferMessages.js";
 
 /**
  * The messages that open and close a session: `hello`, `open` (with the context the module sends
@@ -151,6 +152,34 @@ export interface OpenRequest extends ProtocolRequest {
    * reply, which spares it the `firmware` message of a session with no firmware news to report.
    */
   readonly firmware_offer?: boolean;
+  /**
+   * The module's first batch of changes, a `push` folded into the open: the hub merges it in the
+   * open's transaction (and answers `pushed`) unless the open resets the trackers or lists deleted
+   * notefiles; then the module pushes it as before. Hubs before it ignore it.
+   */
+  readonly push?: ChangeBatch;
+  /**
+   * The module's `close`, folded into the open: the hub closes the session with this open (and
+   * answers `closed`) when it has nothing for the module this session (below, `OpenClose`).
+   */
+  readonly close?: OpenClose;
+}
+
+/**
+ * A `close` an `open` carries. The hub closes the session with the open when the push (if any)
+ * was taken, the trackers were not reset, no notefile was deleted, no signal waits, the firmware
+ * offer asked for names no image, and no notefile has changes for the module (unless `pull` is
+ * false: this session downloads nothing). Else the session stays open and the module goes on.
+ */
+export interface OpenClose extends JsonObject {
+  readonly why: string;
+  /**
+   * The module's count of the session before this open (a `hello`, a refused ticket); the hub adds
+   * the open's own bytes, both ways, and the notes of its push, as it counts them.
+   */
+  readonly usage?: SessionUsage;
+  /** False: the session downloads nothing, so notefiles with changes for the module do not keep it open. */
+  readonly pull?: boolean;
 }
 
 export interface OpenReply extends ProtocolReply {
@@ -193,6 +222,10 @@ export interface OpenReply extends ProtocolReply {
    * asked for them (`firmware_offer`); absent otherwise, and from hubs before it.
    */
   readonly firmware?: FirmwareOffer;
+  /** The open's `push` was merged: what its `push` reply would have said (absent: not taken). */
+  readonly pushed?: Pick<PushReply, "merged">;
+  /** The open's `close` was taken: the session is over, its token spent (absent: still open). */
+  readonly closed?: boolean;
 }
 
 export interface DevicePlace extends JsonObject {

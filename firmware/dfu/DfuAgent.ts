@@ -84,6 +84,7 @@ export class DfuAgent {
       sync.addStep({
         name: "dfu",
         open: () => this.#sessions.openFields(),
+        quiet: () => this.#sessions.quiet(),
         run: (session) => this.#sessions.step(session),
       }),
     );

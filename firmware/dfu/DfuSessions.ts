@@ -27,6 +27,12 @@ interface Plan {
 }
 const NOTHING: Plan = { drop: false, download: false };
 
+/** An image the module holds or fetches that the hub's offer leaving its target out cancels. */
+function cancelledByNoOffer(r: TargetRecord): boolean {
+  if (!r.image || r.flashing) return false;
+  return r.mode === "downloading" || r.mode === "ready" || r.mode === "outboard-ready";
+}
+
 /** What a target has to tell the hub (a `dfu` message): its state, and the updates since. */
 interface PendingReport {
   readonly target: DfuTarget;
@@ -116,6 +122,18 @@ export class DfuSessions {
     return this.#takesUpdates() ? { firmware_offer: true } : undefined;
   }
 
+  /**
+   * True when this session's step sends nothing if the hub offers no image: nothing to report, and
+   * no image held that an empty offer would cancel (which is reported). Call in a turn or between.
+   */
+  quiet(): boolean {
+    if (!this.#takesUpdates()) return true;
+    const box = this.#module.notebox;
+    return (
+      this.#pending().length === 0 && DFU_TARGETS.every((t) => !cancelledByNoOffer(targetRecord(box, t)))
+    );
+  }
+
   /** Updates are unavailable without image flash, in minimum and off mode (and DFU mode never syncs). */
   #takesUpdates(): boolean {
     const module = this.#module;
@@ -127,6 +145,13 @@ export class DfuSessions {
   async #session(session: OpenSession): Promise<void> {
     const module = this.#module;
     if (!this.#takesUpdates()) return;
+    // The open's offer names no image and nothing is to be reported or cancelled: nothing to do,
+    // and no turn among the module's writers to find that out (most sessions).
+    const offered = session.opened?.firmware;
+    if (offered && !offered.user && !offered.card && this.quiet()) {
+      this.#downloaded();
+      return;
+    }
     // What the host did since the last session reaches the hub before the hub is asked again:
     // after a report the offer the open carried may be out of date, and the hub is asked anew.
     const reported = await this.#report(session, await module.exclusive(() => this.#pending()));
@@ -171,8 +196,7 @@ export class DfuSessions {
     const now = this.#module.noteTime();
     const r = targetRecord(box, target);
     if (!image) {
-      const cancellable = r.mode === "downloading" || r.mode === "ready" || r.mode === "outboard-ready";
-      if (!r.image || !cancellable || r.flashing) return NOTHING;
+      if (!cancelledByNoOffer(r)) return NOTHING;
       const why = "the hub cancelled the update";
       saveTarget(box, target, { ...bookkeeping(r), image: r.image, status: why }, now, {
         mode: "cancelled",

@@ -53,6 +53,21 @@ export async function sendChanges(
   }
 }
 
+/**
+ * In a turn: the first batch a session sends (the push its `open` carries) and whether it is all
+ * the module has to send now (`last`; true too when there is nothing to send).
+ */
+export function firstBatch(module: SyncHost, secure: boolean): { batch?: ChangeBatch; last: boolean } {
+  const files = outboundFiles(module, secure);
+  for (const [i, name] of files.entries()) {
+    const batch = collectBatch(module, name);
+    if (!batch) continue;
+    const last = i === files.length - 1 && (module.notebox.file(name)?.meta.ctr ?? 0) <= batch.through;
+    return { batch, last };
+  }
+  return { last: true };
+}
+
 /** Notefiles with changes to send: outbound queues and databases (secure ones only over TLS). */
 function outboundFiles(module: SyncHost, secure: boolean): string[] {
   const box = module.notebox;

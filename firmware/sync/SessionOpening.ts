@@ -21,6 +21,7 @@ import { arrivedUnchanged } from "../storage/noteVersions.js";
 import type { CellTower } from "../world/Surroundings.js";
 import type { EngineState, SessionTicket } from "./EngineState.js";
 import { exchange } from "./HubExchange.js";
+import { firstBatch, pushed } from "./OutboundBatches.js";
 import { setSyncState, syncState, type Traffic } from "./SyncState.js";
 import { SyncFailure, type SyncHost } from "./syncTypes.js";
 
@@ -31,10 +32,21 @@ import { SyncFailure, type SyncHost } from "./syncTypes.js";
  */
 
 /**
+ * What the runner asks the open to carry (docs/sync-protocol.md, "Folded messages"): the session's
+ * first batch of changes (`push`), and its `close` when nothing else would follow the open but
+ * that batch (a hub with something for the module answers the open without closing).
+ */
+export interface OpenFolds {
+  readonly push: boolean;
+  readonly close?: { readonly why: string; readonly pull: boolean };
+}
+
+/**
  * hello and open: the module proves who it is; the hub says what waits for it. With a session
  * ticket of this hub (kept in RAM), the open presents it instead: no hello, no signature. A ticket
  * the hub refuses (expired, a hub restarted with another key, a hub without tickets) is dropped,
- * and the module proves its key at once, in the same session.
+ * and the module proves its key at once, in the same session. The open carries the folds asked
+ * for; a push the hub took is acknowledged in the turn that applies the reply.
  */
 export async function openWithHub(
   state: EngineState,
@@ -42,10 +54,16 @@ export async function openWithHub(
   traffic: Traffic,
   mode: () => SyncMode,
   fields: JsonObject = {},
+  folds: OpenFolds = { push: false },
 ): Promise<OpenReply> {
   const module = state.module;
-  const start = await module.exclusive(() => sessionStart(module, mode));
-  const opening: OpenRequest = {
+  const secure = module.hubLink.secure ?? true;
+  const { start, first } = await module.exclusive(() => ({
+    start: sessionStart(module, mode),
+    first: folds.push ? firstBatch(module, secure) : { last: true },
+  }));
+  const close = first.last ? folds.close : undefined;
+  const opening = (): OpenRequest => ({
     ...fields,
     v: PROTOCOL_VERSION,
     type: "open",
@@ -54,20 +72,29 @@ export async function openWithHub(
     why,
     tracker: start.tracker,
     context: start.context,
-  };
+    ...(first.batch ? { push: first.batch } : {}),
+    // The module's count so far (a hello, a refused ticket): the hub adds the open's own.
+    ...(close ? { close: { ...close, usage: { ...traffic } } } : {}),
+  });
   const ticket = usableTicket(state, start);
   let open: OpenReply | undefined;
   if (ticket) {
-    open = await exchange<OpenReply>(module, { ...opening, ticket: ticket.text }, traffic).catch((error) => {
-      if (!(error instanceof SyncFailure) || !FALL_BACK.test(error.message)) throw error;
-      state.ticket = undefined;
-      return undefined;
-    });
+    open = await exchange<OpenReply>(module, { ...opening(), ticket: ticket.text }, traffic).catch(
+      (error) => {
+        if (!(error instanceof SyncFailure) || !FALL_BACK.test(error.message)) throw error;
+        state.ticket = undefined;
+        return undefined;
+      },
+    );
   }
   open ??= await provenOpen(state, start, opening, traffic);
   await module.exclusive(() => {
     opened(state, open, start.trackerHub);
     if (start.context.triangulate) module.triangulationSent();
+    if (open.pushed && first.batch && !open.reset && open.deleted === undefined) {
+      pushed(module, first.batch);
+      traffic.notes_sent += first.batch.notes.length;
+    }
   });
   return open;
 }
@@ -95,7 +122,7 @@ function usableTicket(state: EngineState, start: SessionStart): SessionTicket | 
 async function provenOpen(
   state: EngineState,
   start: SessionStart,
-  opening: OpenRequest,
+  opening: () => OpenRequest,
   traffic: Traffic,
 ): Promise<OpenReply> {
   const module = state.module;
@@ -111,7 +138,7 @@ async function provenOpen(
   const open = await exchange<OpenReply>(
     module,
     {
-      ...opening,
+      ...opening(),
       challenge: hello.challenge,
       signature: encodeBase64(signature),
       // Always: the hub does not say whether it holds the key (that would tell anyone which

@@ -15,9 +15,12 @@ import { closeQuietly, exchange, noTraffic, openSession } from "./HubExchange.js
 import { takeChanges } from "./InboundMerge.js";
 import { sendChanges } from "./OutboundBatches.js";
 import type { ConnectFailure } from "./PenaltyBox.js";
-import { openWithHub } from "./SessionOpening.js";
+import { openWithHub, type OpenFolds } from "./SessionOpening.js";
 import { addUsage, setSyncState, type Traffic } from "./SyncState.js";
 import { SyncFailure, type SessionOutcome, type SessionStep } from "./syncTypes.js";
+
+/** Why a session that went as it should closes. */
+const SYNC_COMPLETE = "sync complete";
 
 /** What a session needs of the engine. */
 export interface RunnerHooks {
@@ -51,6 +54,8 @@ interface Opened {
   readonly signals: number;
   /** The `open` reply (none for a session held open from before). */
   readonly reply?: OpenReply;
+  /** The hub closed the session with its open (the open carried the close): nothing more is sent. */
+  readonly closed: boolean;
 }
 
 /**
@@ -102,18 +107,22 @@ export class SessionRunner {
     const module = state.module;
     const { why, push, traffic, secure, held } = session;
     const opened = await this.#connect(session);
-    const token = opened.token;
-    if (push) {
+    const { token, closed } = opened;
+    // A session the hub closed with its open took the push the open carried, and had nothing
+    // else for the module: its steps run on the reply alone (a step no longer quiet waits for
+    // the next session), and no close follows.
+    if (closed) session.token = undefined;
+    if (push && !closed) {
       state.status = "sending notefile changes {sync-get-local-changes}";
       await sendChanges(module, token, secure, traffic);
     }
-    if (session.pullAll && opened.files.length > 0) {
+    if (session.pullAll && opened.files.length > 0 && !closed) {
       state.status = "receiving notefile changes {sync-get-remote-changes}";
       await takeChanges(module, token, secure, opened.files, traffic);
     }
     const open = openSession(module, token, secure, why, traffic, opened.reply);
-    for (const step of [...this.#hooks.steps()]) await step.run(open);
-    if (opened.signals > 0) {
+    for (const step of [...this.#hooks.steps()]) if (!closed || step.quiet?.()) await step.run(open);
+    if (opened.signals > 0 && !closed) {
       const reply = await this.#exchange<SignalsReply>(session, {
         v: PROTOCOL_VERSION,
         type: "signals",
@@ -122,15 +131,15 @@ export class SessionRunner {
       });
       state.receiveSignals(reply.signals);
     }
-    if (!held && this.#hooks.mode() === "continuous" && !state.disposed) {
+    if (!held && !closed && this.#hooks.mode() === "continuous" && !state.disposed) {
       // Continuous mode: the session stays open for signals and the hub's changes.
       this.#hold.hold(token, secure);
-    } else if (!held) {
+    } else if (!held && !closed) {
       await this.#exchange(session, {
         v: PROTOCOL_VERSION,
         type: "close",
         token,
-        why: "sync complete",
+        why: SYNC_COMPLETE,
         usage: traffic,
         ...state.confirmDeleted(),
       });
@@ -178,12 +187,19 @@ export class SessionRunner {
         await this.#hold.take(now);
         for (const file of now.files) if (!files.includes(file)) files.push(file);
       }
-      return { token: held.token, files, signals: 0 };
+      return { token: held.token, files, signals: 0, closed: false };
     }
     // What the session's steps ask the open to carry (the DFU step: the hub's firmware offer).
-    const fields = Object.assign({}, ...this.#hooks.steps().map((step) => step.open?.()));
+    const steps = this.#hooks.steps();
+    const fields = Object.assign({}, ...steps.map((step) => step.open?.()));
     const mode = () => this.#hooks.mode();
-    const open = await openWithHub(state, session.why, session.traffic, mode, fields).catch(
+    // The open carries the first push, and the close when no step has anything to send.
+    const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
+    const folds: OpenFolds = {
+      push: session.push,
+      ...(quiet ? { close: { why: SYNC_COMPLETE, pull: session.pullAll } } : {}),
+    };
+    const open = await openWithHub(state, session.why, session.traffic, mode, fields, folds).catch(
       (error: unknown) => {
         // The hub did not answer the connection (a refusal is no connect failure).
         if (error instanceof HubLinkError) session.connectFailure = "hub";
@@ -191,7 +207,8 @@ export class SessionRunner {
       },
     );
     session.token = open.token;
-    return { token: open.token, files: open.files, signals: open.signals, reply: open };
+    const closed = open.closed === true;
+    return { token: open.token, files: open.files, signals: open.signals, reply: open, closed };
   }
 
   /** The session failed: the status says why, and the hub hears the session is over. */

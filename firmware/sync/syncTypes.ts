@@ -100,6 +100,11 @@ export interface SessionStep {
   readonly name: string;
   /** Fields the step adds to the session's `open` (asked for just before it is sent). */
   open?(): JsonObject | undefined;
+  /**
+   * True when the step, run on an open reply that offers it nothing (no firmware image), sends
+   * nothing: the open may then carry the session's close. A step without it is never quiet.
+   */
+  quiet?(): boolean;
   run(session: OpenSession): Promise<void>;
 }
 

@@ -40,6 +40,7 @@ import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
 import type { SyncSession } from "./SyncSessions.js";
 import { deviceEnvironment } from "./deviceEnvironment.js";
+import { foldedMessages, type FoldParts } from "./foldedMessages.js";
 import { devicePlace, type ZoneLookup } from "./timeZone.js";
 
 /**
@@ -49,7 +50,7 @@ import { devicePlace, type ZoneLookup } from "./timeZone.js";
  */
 export type DeviceAuth = "tofu" | "pinned";
 
-export interface SessionOpeningParts {
+export interface SessionOpeningParts extends FoldParts {
   readonly store: HubStore;
   readonly clock: Clock;
   readonly ids: HubIds;
@@ -112,7 +113,9 @@ export class SessionOpening {
     const pending = await this.#proof(request, transport, now);
     const zones = await this.p.places.zones();
     const { context } = request;
-    if (context.where || context.tower || context.triangulate) await this.p.places.names();
+    const placed =
+      context.where || context.tower || context.triangulate || request.push?.notes.some((n) => n.where);
+    if (placed) await this.p.places.names();
     return this.p.store.transaction(async () => {
       const admitted = await this.#admit(request, pending, now);
       if ("refused" in admitted) return admitted.refused;
@@ -146,8 +149,7 @@ export class SessionOpening {
         ...this.#ticket(request, transport, admitted.key, pending, now),
         ...(request.firmware_offer ? await this.#firmwareOffer(device) : {}),
       };
-      await this.p.records.account(session.session, bytes, reply);
-      return reply;
+      return foldedMessages(this.p, request, reply, { ...session, transport, bytes });
     });
   }
 

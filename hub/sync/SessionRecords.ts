@@ -2,7 +2,12 @@ import { utf8Length } from "../../core/bytes.js";
 import type { Clock } from "../../core/Clock.js";
 import type { JsonObject } from "../../core/json.js";
 import { notefileKind } from "../../core/NotefileKind.js";
-import { SYNC_ERRORS, type ProtocolReply, type SessionUsage } from "../../protocol/messages.js";
+import {
+  SYNC_ERRORS,
+  type OpenClose,
+  type ProtocolReply,
+  type SessionUsage,
+} from "../../protocol/messages.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubStore } from "../store/HubStore.js";
@@ -99,6 +104,31 @@ export class SessionRecords {
     session.lastSeenMs = now;
     if (now - session.recordedMs >= RECORD_EVERY_MS) await this.#write(session, now, null);
     await this.sessions.save(session);
+  }
+
+  /**
+   * Counts an `open` that also closes its session (its folded `close`) and ends the session: the
+   * record is written once, ended; the usage the module sent (its count before this open) takes
+   * in the open's own bytes both ways and the notes of its push, as the hub counts them.
+   */
+  async closeWithOpen(
+    session: SyncSession,
+    requestBytes: number,
+    reply: ProtocolReply,
+    close: OpenClose,
+    device: DeviceRecord,
+  ): Promise<void> {
+    const replyBytes = jsonBytes(reply);
+    session.traffic.bytesSent += requestBytes;
+    session.traffic.bytesReceived += replyBytes;
+    const u = close.usage;
+    const usage = u && {
+      bytes_sent: u.bytes_sent + requestBytes,
+      bytes_received: u.bytes_received + replyBytes,
+      notes_sent: u.notes_sent + session.traffic.notesSent,
+      notes_received: u.notes_received,
+    };
+    await this.end(session, close.why, session.lastSeenMs, usage, device);
   }
 
   async #write(session: SyncSession, now: number, ended: JsonObject | null): Promise<void> {

@@ -41,6 +41,12 @@ export interface TicketClaim {
 export class SessionTickets {
   #key!: KeyObject;
   #keyId!: Uint8Array;
+  /**
+   * The last ticket that checked per device and product, with its claim: a module presents the
+   * same ticket at every session until it expires, and its seal need not be made again (an HMAC
+   * a session). Only the seal is remembered: the expiry is checked at every open.
+   */
+  readonly #checked = new Map<string, { readonly ticket: Buffer; readonly claim: TicketClaim }>();
 
   constructor(
     readonly ttlMs: number,
@@ -52,6 +58,7 @@ export class SessionTickets {
   /** Seals and checks with `key` from now on (the key every process over a shared store uses). */
   useKey(key: Uint8Array): void {
     this.#key = createSecretKey(key);
+    this.#checked.clear();
     this.#keyId = new Uint8Array(createHash("sha256").update(key).digest().subarray(0, KEY_ID_BYTES));
   }
 
@@ -73,6 +80,22 @@ export class SessionTickets {
    * (a text for the `{ticket}` refusal).
    */
   check(ticket: string, device: string, product: string, now: number): TicketClaim | string {
+    const holder = `${device}\n${product}`;
+    const known = this.#checked.get(holder);
+    const text = Buffer.from(ticket);
+    if (known && known.ticket.length === text.length && timingSafeEqual(known.ticket, text)) {
+      return known.claim.expires >= now ? known.claim : "the session ticket has expired";
+    }
+    const claim = this.#seal(ticket, device, product);
+    if (typeof claim === "string") return claim;
+    if (this.#checked.size >= MAX_CHECKED) this.#checked.delete(this.#checked.keys().next().value!);
+    this.#checked.delete(holder);
+    this.#checked.set(holder, { ticket: text, claim });
+    return claim.expires >= now ? claim : "the session ticket has expired";
+  }
+
+  /** What a ticket claims once its seal, device and product check (its expiry unchecked). */
+  #seal(ticket: string, device: string, product: string): TicketClaim | string {
     const body = ticket.length === TICKET_TEXT_LENGTH ? decodeBase64(ticket) : undefined;
     if (!body || body.length !== TOTAL_BYTES || body[0] !== VERSION)
       return "the session ticket cannot be read";
@@ -84,7 +107,7 @@ export class SessionTickets {
       return "the session ticket was not issued to this device and product";
     }
     const expires = new DataView(body.buffer, body.byteOffset, body.byteLength).getFloat64(1 + KEY_ID_BYTES);
-    if (!(expires >= now)) return "the session ticket has expired";
+    if (!(expires >= 0)) return "the session ticket has expired";
     return { expires, keyHash: body.slice(1 + KEY_ID_BYTES + 8, BODY_BYTES) };
   }
 
@@ -95,6 +118,9 @@ export class SessionTickets {
     return new Uint8Array(hmac.digest().subarray(0, MAC_BYTES));
   }
 }
+
+/** Devices whose last checked ticket is remembered, at most. */
+const MAX_CHECKED = 10_000;
 
 /** Key hashes of the PEMs seen lately: a resumed open checks its device's stored key at every session. */
 const hashes = new Map<string, Uint8Array | undefined>();

@@ -6,6 +6,7 @@ import { mergeNote } from "../../protocol/merge.js";
 import {
   BATCH_LIMITS,
   SYNC_ERRORS,
+  type ChangeBatch,
   type AckReply,
   type AckRequest,
   type CloseRequest,
@@ -58,7 +59,7 @@ export class SessionTransfers {
     const { session, device } = found;
     switch (request.type) {
       case "push": {
-        const reply = await this.#push(session, device, request, transport);
+        const reply = await this.push(session, device, request, transport);
         await this.p.records.account(session, bytes, reply);
         return reply;
       }
@@ -106,11 +107,14 @@ export class SessionTransfers {
     return kind;
   }
 
-  /** The module's changes of one notefile: queue notes become events, database notes merge. */
-  async #push(
+  /**
+   * The module's changes of one notefile: queue notes become events, database notes merge (a
+   * `push`, or the push an `open` carries: SessionOpening calls it in the open's transaction).
+   */
+  async push(
     session: SyncSession,
     device: DeviceRecord,
-    request: PushRequest,
+    request: ChangeBatch,
     transport: SyncTransport,
   ): Promise<PushReply> {
     const kind = this.#notefile(request.file, transport, "up");

@@ -138,6 +138,8 @@ export class SyncService {
     const places = new SyncPlaces(options);
     this.#records = records;
     this.#places = places;
+    this.#transfers = new SessionTransfers({ store, clock, events, places, records });
+    const transfers = this.#transfers;
     this.#opening = new SessionOpening({
       store,
       clock,
@@ -151,9 +153,9 @@ export class SyncService {
       deviceAuth: options.deviceAuth ?? "tofu",
       places,
       records,
+      push: (session, device, batch, transport) => transfers.push(session, device, batch, transport),
       firmwareOffer: (device) => options.dfu.handleSyncMessage(device, { type: "firmware" }),
     });
-    this.#transfers = new SessionTransfers({ store, clock, events, places, records });
     this.#signals = new SignalWaits({ store, clock, notifier: options.notifier, records });
     const web = new WebProxy(options.routing, clock);
     this.#online = new OnlineMessages({ store, dfu: options.dfu, web, records });

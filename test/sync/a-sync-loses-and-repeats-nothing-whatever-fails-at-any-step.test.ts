@@ -73,7 +73,8 @@ describe.each(TRANSPORTS)("over %s", (transport) => {
 
   it("a message lost at any point, before or after the hub acted on it, loses and repeats nothing", async () => {
     const messages = await messagesOfOneSync(transport);
-    expect(messages).toBeGreaterThanOrEqual(8);
+    // (Seven: the open carries the first push.)
+    expect(messages).toBeGreaterThanOrEqual(7);
     for (let k = 1; k <= messages; k++) {
       for (const failure of ["unreachable", "dropped"] as const) {
         world = await SyncWorld.start(transport);
