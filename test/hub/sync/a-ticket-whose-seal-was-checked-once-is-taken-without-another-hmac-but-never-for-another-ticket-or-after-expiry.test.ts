@@ -1,9 +1,10 @@
+import type * as nodeCrypto from "node:crypto";
 import { createHmac } from "node:crypto";
 import { describe, expect, it, vi } from "vitest";
 import { SessionTickets } from "../../../hub/sync/SessionTickets.js";
 
 vi.mock("node:crypto", async (original) => {
-  const crypto = await original<typeof import("node:crypto")>();
+  const crypto = await original<typeof nodeCrypto>();
   return { ...crypto, createHmac: vi.fn(crypto.createHmac) };
 });
 
