@@ -8,8 +8,11 @@ export interface CheckpointerOptions {
   /** How often (real milliseconds) the log is looked at; default 20. */
   readonly pollMs?: number;
   /**
-   * A log file larger than this (bytes) is truncated (TRUNCATE: new writers wait for the few pages
-   * left, then the log starts again, empty); default 64 MiB.
+   * A log file larger than this (bytes) is reported (`onLongLog`), for the writer to truncate it
+   * (TRUNCATE) between its transactions; default 64 MiB. A writer that never finds the log copied
+   * whole keeps appending to it. (The worker never runs TRUNCATE or RESTART itself: they take the
+   * writer's lock, and a writer beginning then may be refused SQLITE_BUSY at once, busy_timeout
+   * or not: seen in the fleet.)
    */
   readonly restartBytes?: number;
   /** Told after each checkpoint the checkpointer started itself (tests, benchmarks). */
@@ -66,14 +69,8 @@ function checkpoint(mode) {
 }
 const timer = setInterval(() => {
   if (backlog() < pages) return;
-  let result = checkpoint("PASSIVE");
-  if (walBytes() > restartBytes) {
-    // Waits (in this thread) up to 100 ms for a moment between the writer's transactions.
-    db.pragma("busy_timeout = 100");
-    result = checkpoint("TRUNCATE");
-    db.pragma("busy_timeout = 0");
-  }
-  parentPort.postMessage({ type: "auto", result });
+  const result = checkpoint("PASSIVE");
+  parentPort.postMessage({ type: "auto", result, long: walBytes() > restartBytes });
 }, pollMs);
 parentPort.on("message", (message) => {
   if (message.type === "checkpoint") {
@@ -94,9 +91,8 @@ const driver = createRequire(import.meta.url).resolve("better-sqlite3");
 /**
  * Copies a SQLite file's write-ahead log into the database from a worker thread with a connection
  * of its own, so that the writer's commits only append to the log: PASSIVE checkpoints (never
- * waiting for the writer or a reader) whenever `pages` pages wait, a TRUNCATE when the log file
- * has grown past `restartBytes` (a writer never finding the log copied whole keeps appending to
- * it). The writer's connection must have its own automatic checkpoints off meanwhile. A crash
+ * waiting for the writer or a reader) whenever `pages` pages wait; a log file grown past
+ * `restartBytes` is reported for the writer to truncate. The writer's connection must have its own automatic checkpoints off meanwhile. A crash
  * mid-checkpoint loses nothing: the log stays authoritative until the copy is complete.
  */
 export class Checkpointer {
@@ -107,7 +103,11 @@ export class Checkpointer {
   #failed = false;
   readonly ready: Promise<void>;
 
-  constructor(path: string, options: CheckpointerOptions = {}, onFailure: (error: Error) => void = () => {}) {
+  constructor(
+    path: string,
+    options: CheckpointerOptions = {},
+    hooks: { onFailure?: (error: Error) => void; onLongLog?: () => void } = {},
+  ) {
     this.#worker = new Worker(WORKER, {
       eval: true,
       workerData: {
@@ -121,17 +121,20 @@ export class Checkpointer {
     this.#worker.unref();
     let ready!: () => void;
     this.ready = new Promise((resolve) => (ready = resolve));
-    this.#worker.on("message", (message: { type: string; id?: number; result?: CheckpointResult }) => {
+    type Message = { type: string; id?: number; result?: CheckpointResult; long?: boolean };
+    this.#worker.on("message", (message: Message) => {
       if (message.type === "ready") ready();
       if (message.type === "checkpointed") this.#settle(message.id!);
-      if (message.type === "auto") options.onCheckpoint?.(message.result!);
+      if (message.type !== "auto") return;
+      if (message.long) hooks.onLongLog?.();
+      options.onCheckpoint?.(message.result!);
     });
     const fail = (error: Error) => {
       if (this.#failed || this.#stopped) return;
       this.#failed = true;
       ready();
       for (const id of [...this.#waiting.keys()]) this.#settle(id);
-      onFailure(error);
+      hooks.onFailure?.(error);
     };
     this.#worker.on("error", fail);
     this.#worker.on("exit", (code) => fail(new Error(`the checkpointer stopped (exit code ${code})`)));

@@ -61,6 +61,7 @@ export class SqliteConnection {
   /** Waiting for the pending checkpoint (`checkpointed()`). */
   #checkpointWaiters: (() => void)[] = [];
   #checkpointer: Checkpointer | undefined;
+  #truncating: ReturnType<typeof setTimeout> | undefined;
   #grouping: GroupCommitOptions | undefined;
   #group: CommitGroup | undefined;
   /** Transactions of the gate open now (outermost and nested). */
@@ -278,11 +279,34 @@ export class SqliteConnection {
   }
 
   #startCheckpointer(path: string, options: true | CheckpointerOptions): void {
-    this.#checkpointer = new Checkpointer(path, options === true ? {} : options, () => {
+    this.#checkpointer = new Checkpointer(path, options === true ? {} : options, {
       // Back to SQLite's own checkpoints in the commit.
-      if (this.db.open) this.#autoCheckpoints();
+      onFailure: () => this.db.open && this.#autoCheckpoints(),
+      onLongLog: () => this.#truncateSoon(),
     });
     this.#autoCheckpoints();
+  }
+
+  /**
+   * Copies what is left of a log grown too long and starts it again, empty (TRUNCATE), once no
+   * transaction is open: by this connection, the writer, so that no write of its own is refused
+   * meanwhile (it waits, by `busy_timeout`, for a copy the worker is making).
+   */
+  #truncateSoon(): void {
+    if (this.#truncating || !this.db.open) return;
+    if (this.db.inTransaction) {
+      this.#truncating = setTimeout(() => {
+        this.#truncating = undefined;
+        this.#truncateSoon();
+      }, 1);
+      this.#truncating.unref();
+      return;
+    }
+    try {
+      this.db.pragma("wal_checkpoint(TRUNCATE)");
+    } catch {
+      // Busy: the worker reports the long log again after its next copy.
+    }
   }
 
   /** Whether the log is copied into the database by the background checkpointer now. */
@@ -430,6 +454,8 @@ export class SqliteConnection {
   close(): void {
     this.#checkpointer?.terminate();
     this.#checkpointer = undefined;
+    if (this.#truncating) clearTimeout(this.#truncating);
+    this.#truncating = undefined;
     this.groupCommits(undefined);
     if (this.#checkpoint) clearTimeout(this.#checkpoint);
     this.#checkpoint = undefined;
