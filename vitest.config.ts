@@ -35,6 +35,7 @@ export const E2E = [
   "test/hub/store/hub-processes-over-one-postgresql-database-behind-a-round-robin-share-the-rate-limit-and-the-sign-in-and-pin-throttles.test.ts",
   // Child processes, and the real clock.
   "test/hil/gpio/gpio-lines-through-the-gpiod-tools-and-the-simulated-chip.test.ts",
+  "test/hub/store/a-hub-database-killed-while-its-worker-checkpoints-keeps-every-committed-row.test.ts",
   "test/hub/events/jsonata-runs-in-worker-processes-stopped-at-a-deadline-or-a-heap-limit-and-replaced.test.ts",
   "test/hub/routes/a-hostile-jsonata-transform-fails-its-delivery-while-the-listening-hub-answers.test.ts",
   "test/hub/routes/hostile-jsonata-in-proxy-routes-and-smart-fleet-rules-fails-alone-and-a-stop-mid-evaluation-is-not-counted.test.ts",
