@@ -30,12 +30,22 @@ async function until<T>(found: () => Promise<T | undefined>, what: string, ms = 
 }
 
 /** The sync message a forwarded request carried (`hello`, `open`, `push`, `signals`, ...). */
-const typeOf = (body: string | undefined): string | undefined => {
+const messageOf = (body: string | undefined): { type?: string; push?: unknown; close?: unknown } => {
   try {
-    return (JSON.parse(body ?? "") as { type?: string }).type;
+    return JSON.parse(body ?? "") as { type?: string; push?: unknown; close?: unknown };
   } catch {
-    return undefined;
+    return {};
   }
+};
+/** A message that ends a session: a close, or an open carrying its close (folded messages). */
+const closes = (body: string | undefined): boolean => {
+  const m = messageOf(body);
+  return m.type === "close" || (m.type === "open" && m.close !== undefined);
+};
+/** A message that carries a batch of notes: a push, or an open carrying the first (folded messages). */
+const pushes = (body: string | undefined): boolean => {
+  const m = messageOf(body);
+  return m.type === "push" || (m.type === "open" && m.push !== undefined);
 };
 
 /**
@@ -132,20 +142,19 @@ describe.skipIf(!admin)("two hub processes over one PostgreSQL database behind a
     })();
 
     for (let i = 0; i < NOTES; i++) await request({ req: "note.add", file: "sensors.qo", body: { i } });
-    const sessionsBefore = proxy.forwarded.filter((f) => typeOf(f.body) === "close").length;
+    const sessionsBefore = proxy.forwarded.filter((f) => closes(f.body)).length;
     await request({ req: "hub.sync" });
     await until(
-      async () =>
-        proxy.forwarded.filter((f) => typeOf(f.body) === "close").length > sessionsBefore ? true : undefined,
+      async () => (proxy.forwarded.filter((f) => closes(f.body)).length > sessionsBefore ? true : undefined),
       "the sync's close",
     );
     expect(await request({ req: "file.changes.pending" })).toEqual({});
 
     // Each of the session's messages went to the other process than the one before it.
     const sync = proxy.forwarded.filter((f) => f.path === "/device/v1");
-    const pushes = sync.filter((f) => typeOf(f.body) === "push");
-    expect(pushes.length).toBeGreaterThan(1);
-    expect(new Set(pushes.map((f) => f.target))).toEqual(new Set([0, 1]));
+    const batches = sync.filter((f) => pushes(f.body));
+    expect(batches.length).toBeGreaterThan(1);
+    expect(new Set(batches.map((f) => f.target))).toEqual(new Set([0, 1]));
 
     for (const api of [apiOf(0), apiOf(1)]) {
       const page = (await api(`/events?deviceUID=${device}&files=sensors.qo&pageSize=1000`)).json as {
@@ -168,7 +177,7 @@ describe.skipIf(!admin)("two hub processes over one PostgreSQL database behind a
   it("wakes a continuous session waiting on one process with a signal and a .qi note queued through the other", async () => {
     await request({ req: "hub.set", mode: "continuous", sync: true });
     const held = await until(async () => {
-      const last = proxy.forwarded.findLast((f) => typeOf(f.body) === "signals");
+      const last = proxy.forwarded.findLast((f) => messageOf(f.body).type === "signals");
       return last && (await request({ req: "hub.status" }))["connected"] === true ? last : undefined;
     }, "a held session");
     // Queued through the process that does not hold the wait.
