@@ -218,6 +218,13 @@ export interface ChangesResult {
   notes: NoteRecord[];
 }
 
+/** NotefileStore.syncOutlook's answer. */
+export interface SyncOutlook {
+  deleted: string[];
+  changed: string[];
+  signals: number;
+}
+
 export interface NotefileStore {
   /** Live notefiles of a device with their note totals, by name. */
   listNotefiles(deviceUid: string): Promise<NotefileRecord[]>;
@@ -283,6 +290,14 @@ export interface NotefileStore {
   forgetDeletedNotefiles(deviceUid: string, fileIds: readonly string[]): Promise<void>;
 
   // --- the device sync (hub/sync) ---
+
+  /**
+   * What an opening sync session tells the device, in one read: the notefiles deleted on the hub
+   * (as `deletedNotefiles`), the live notefiles with changes for the device's tracker (as
+   * `summaries(deviceUid, SYNC_TRACKER)` with `changes > 0`), both by name, and how many signals
+   * are pending (as `devices.pendingSignals`).
+   */
+  syncOutlook(deviceUid: string): Promise<SyncOutlook>;
 
   /**
    * Stores a version of a note as it is (merged from the device by the sync), with the notefile's

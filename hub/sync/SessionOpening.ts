@@ -132,7 +132,7 @@ export class SessionOpening {
       // is recognized").
       const d = session.device.details;
       const place = d.gpsLocation ?? d.towerLocation ?? d.triangulatedLocation;
-      const deleted = await this.p.records.deletedFiles(device.uid, session.session.secure);
+      const { deleted, files, signals } = await this.p.records.outlook(device.uid, session.session.secure);
       for (const name of deleted) session.session.toldDeleted.add(name);
       const reply: OpenReply = {
         v: PROTOCOL_VERSION,
@@ -143,9 +143,9 @@ export class SessionOpening {
         reset,
         ...(place ? { where: placeOf(place, new Date(now), zones) } : {}),
         env: await deviceEnvironment(this.p.store, session.device),
-        files: await this.p.records.pendingFiles(device.uid, session.session.secure),
+        files,
         ...(deleted.length > 0 ? { deleted } : {}),
-        signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
+        signals,
         ...this.#ticket(request, transport, admitted.key, pending, now),
         ...(request.firmware_offer ? await this.#firmwareOffer(device) : {}),
       };
