@@ -152,8 +152,13 @@ export interface ProjectStore {
 }
 
 export interface DeviceStore {
-  /** Creates the device or updates the given fields of an existing one. */
-  putDevice(device: DeviceInput): Promise<DeviceRecord>;
+  /**
+   * Creates the device or updates the given fields of an existing one. `read`: the record as the
+   * caller read it from this store (`getDevice`, `putDevice`), which the store may take as the
+   * device's current record instead of reading it again, but only when it can tell the stored
+   * record has not changed since: the result is the same with or without it.
+   */
+  putDevice(device: DeviceInput, read?: DeviceRecord): Promise<DeviceRecord>;
   getDevice(uid: string): Promise<DeviceRecord | undefined>;
   /** Devices of a project with this serial number. */
   findBySerial(projectUid: string, serialNumber: string): Promise<DeviceRecord[]>;

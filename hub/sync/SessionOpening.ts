@@ -348,17 +348,20 @@ export class SessionOpening {
     const tri = context.triangulate && triangulate(context.triangulate);
     if (tri) details.triangulatedLocation = locate(tri.lat, tri.lon, nowSec);
     const host = context.host;
-    const reported = await this.p.store.devices.putDevice({
-      uid: device.uid,
-      projectUid: device.projectUid,
-      productUid: device.productUid,
-      lastActivity: now,
-      firmwareHost: host === undefined ? undefined : typeof host === "string" ? host : JSON.stringify(host),
-      voltage: context.voltage,
-      temperature: context.temp,
-      connected: context.continuous === true,
-      ...(Object.keys(details).length > 0 ? { details } : {}),
-    });
+    const reported = await this.p.store.devices.putDevice(
+      {
+        uid: device.uid,
+        projectUid: device.projectUid,
+        productUid: device.productUid,
+        lastActivity: now,
+        firmwareHost: host === undefined ? undefined : typeof host === "string" ? host : JSON.stringify(host),
+        voltage: context.voltage,
+        temperature: context.temp,
+        connected: context.continuous === true,
+        ...(Object.keys(details).length > 0 ? { details } : {}),
+      },
+      device,
+    );
     return { device: reported, details };
   }
 

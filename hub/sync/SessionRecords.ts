@@ -180,13 +180,16 @@ export class SessionRecords {
     const release =
       session.continuous && !(await this.sessions.ofDevice(device.uid)).some((s) => s.continuous);
     if (lastActivity === device.lastActivity && !(release && device.connected)) return;
-    await this.store.devices.putDevice({
-      uid: device.uid,
-      projectUid: device.projectUid,
-      productUid: device.productUid,
-      lastActivity,
-      ...(release ? { connected: false } : {}),
-    });
+    await this.store.devices.putDevice(
+      {
+        uid: device.uid,
+        projectUid: device.projectUid,
+        productUid: device.productUid,
+        lastActivity,
+        ...(release ? { connected: false } : {}),
+      },
+      device,
+    );
   }
 
   /**
