@@ -134,10 +134,12 @@ export const DEVICE_UPSERT = `ON CONFLICT (uid) DO UPDATE SET product_uid = excl
   connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`;
 
 /**
- * A known device's columns and document written from a record (DEVICE_COLUMNS' values, the
+ * A known device's columns and document written from a record (DEVICE_COLUMNS' values but the
+ * first, its uid, left alone: setting a key makes SQLite check the tables referring to it; the
  * document, the uid), only if its document is still the one given last (else nothing changes).
  */
 const UPDATE_IF_UNCHANGED = `UPDATE devices SET ${DEVICE_COLUMNS.split(",")
+  .slice(1)
   .map((column) => `${column.trim()} = ?`)
   .join(", ")}, doc = ? WHERE uid = ? AND doc = ?`;
 
@@ -265,8 +267,8 @@ export class SqliteDeviceStore implements DeviceStore {
     });
     const doc = existing === base ? JSON.stringify(next) : null;
     if (unless !== undefined) {
-      const values = deviceValues(next);
-      if (this.sql.run(UPDATE_IF_UNCHANGED, ...values, doc, next.uid, unless).changes === 0) return undefined;
+      const [uid, ...values] = deviceValues(next);
+      if (this.sql.run(UPDATE_IF_UNCHANGED, ...values, doc, uid, unless).changes === 0) return undefined;
       return this.#parse(input.uid, doc!);
     }
     this.sql.run(
