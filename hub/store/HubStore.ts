@@ -152,8 +152,13 @@ export interface ProjectStore {
 }
 
 export interface DeviceStore {
-  /** Creates the device or updates the given fields of an existing one. */
-  putDevice(device: DeviceInput): Promise<DeviceRecord>;
+  /**
+   * Creates the device or updates the given fields of an existing one. `read`: the record as the
+   * caller read it from this store (`getDevice`, `putDevice`), which the store may take as the
+   * device's current record instead of reading it again, but only when it can tell the stored
+   * record has not changed since: the result is the same with or without it.
+   */
+  putDevice(device: DeviceInput, read?: DeviceRecord): Promise<DeviceRecord>;
   getDevice(uid: string): Promise<DeviceRecord | undefined>;
   /** Devices of a project with this serial number. */
   findBySerial(projectUid: string, serialNumber: string): Promise<DeviceRecord[]>;
@@ -216,6 +221,13 @@ export interface ChangesResult {
   changes: number | undefined;
   total: number;
   notes: NoteRecord[];
+}
+
+/** NotefileStore.syncOutlook's answer. */
+export interface SyncOutlook {
+  deleted: string[];
+  changed: string[];
+  signals: number;
 }
 
 export interface NotefileStore {
@@ -283,6 +295,14 @@ export interface NotefileStore {
   forgetDeletedNotefiles(deviceUid: string, fileIds: readonly string[]): Promise<void>;
 
   // --- the device sync (hub/sync) ---
+
+  /**
+   * What an opening sync session tells the device, in one read: the notefiles deleted on the hub
+   * (as `deletedNotefiles`), the live notefiles with changes for the device's tracker (as
+   * `summaries(deviceUid, SYNC_TRACKER)` with `changes > 0`), both by name, and how many signals
+   * are pending (as `devices.pendingSignals`).
+   */
+  syncOutlook(deviceUid: string): Promise<SyncOutlook>;
 
   /**
    * Stores a version of a note as it is (merged from the device by the sync), with the notefile's

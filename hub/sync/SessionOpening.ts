@@ -132,7 +132,7 @@ export class SessionOpening {
       // is recognized").
       const d = session.device.details;
       const place = d.gpsLocation ?? d.towerLocation ?? d.triangulatedLocation;
-      const deleted = await this.p.records.deletedFiles(device.uid, session.session.secure);
+      const { deleted, files, signals } = await this.p.records.outlook(device.uid, session.session.secure);
       for (const name of deleted) session.session.toldDeleted.add(name);
       const reply: OpenReply = {
         v: PROTOCOL_VERSION,
@@ -143,9 +143,9 @@ export class SessionOpening {
         reset,
         ...(place ? { where: placeOf(place, new Date(now), zones) } : {}),
         env: await deviceEnvironment(this.p.store, session.device),
-        files: await this.p.records.pendingFiles(device.uid, session.session.secure),
+        files,
         ...(deleted.length > 0 ? { deleted } : {}),
-        signals: (await this.p.store.devices.pendingSignals(device.uid)).length,
+        signals,
         ...this.#ticket(request, transport, admitted.key, pending, now),
         ...(request.firmware_offer ? await this.#firmwareOffer(device) : {}),
       };
@@ -348,17 +348,20 @@ export class SessionOpening {
     const tri = context.triangulate && triangulate(context.triangulate);
     if (tri) details.triangulatedLocation = locate(tri.lat, tri.lon, nowSec);
     const host = context.host;
-    const reported = await this.p.store.devices.putDevice({
-      uid: device.uid,
-      projectUid: device.projectUid,
-      productUid: device.productUid,
-      lastActivity: now,
-      firmwareHost: host === undefined ? undefined : typeof host === "string" ? host : JSON.stringify(host),
-      voltage: context.voltage,
-      temperature: context.temp,
-      connected: context.continuous === true,
-      ...(Object.keys(details).length > 0 ? { details } : {}),
-    });
+    const reported = await this.p.store.devices.putDevice(
+      {
+        uid: device.uid,
+        projectUid: device.projectUid,
+        productUid: device.productUid,
+        lastActivity: now,
+        firmwareHost: host === undefined ? undefined : typeof host === "string" ? host : JSON.stringify(host),
+        voltage: context.voltage,
+        temperature: context.temp,
+        connected: context.continuous === true,
+        ...(Object.keys(details).length > 0 ? { details } : {}),
+      },
+      device,
+    );
     return { device: reported, details };
   }
 

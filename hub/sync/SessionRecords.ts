@@ -180,18 +180,29 @@ export class SessionRecords {
     const release =
       session.continuous && !(await this.sessions.ofDevice(device.uid)).some((s) => s.continuous);
     if (lastActivity === device.lastActivity && !(release && device.connected)) return;
-    await this.store.devices.putDevice({
-      uid: device.uid,
-      projectUid: device.projectUid,
-      productUid: device.productUid,
-      lastActivity,
-      ...(release ? { connected: false } : {}),
-    });
+    await this.store.devices.putDevice(
+      {
+        uid: device.uid,
+        projectUid: device.projectUid,
+        productUid: device.productUid,
+        lastActivity,
+        ...(release ? { connected: false } : {}),
+      },
+      device,
+    );
   }
 
-  /** Notefiles deleted on the hub that the module is to delete too. */
-  async deletedFiles(deviceUid: string, secure: boolean): Promise<string[]> {
-    return (await this.store.notefiles.deletedNotefiles(deviceUid)).filter((name) => movesDown(name, secure));
+  /**
+   * What the open tells the module, in one store read: the notefiles deleted on the hub that it is
+   * to delete too, the notefiles with changes for it (as `pendingFiles`) and its pending signals.
+   */
+  async outlook(
+    deviceUid: string,
+    secure: boolean,
+  ): Promise<{ deleted: string[]; files: string[]; signals: number }> {
+    const { deleted, changed, signals } = await this.store.notefiles.syncOutlook(deviceUid);
+    const down = (name: string) => movesDown(name, secure);
+    return { deleted: deleted.filter(down), files: changed.filter(down), signals };
   }
 
   /** Notefiles with changes for the device (hub to module: inbound queues and databases). */

@@ -47,6 +47,8 @@ export class PgDeviceStore implements DeviceStore {
     return row && (JSON.parse(row.doc) as DeviceRecord);
   }
 
+  // The caller's `read` is not taken: the row is read again, locked, as several hub processes may
+  // write the same device and the merge must be over what the row holds when it is written.
   async putDevice(input: DeviceInput): Promise<DeviceRecord> {
     return this.sql.atomic(async () => {
       const existing = await this.#get(input.uid, true);

@@ -133,6 +133,16 @@ export const DEVICE_UPSERT = `ON CONFLICT (uid) DO UPDATE SET product_uid = excl
   details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
   connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`;
 
+/**
+ * A known device's columns and document written from a record (DEVICE_COLUMNS' values but the
+ * first, its uid, left alone: setting a key makes SQLite check the tables referring to it; the
+ * document, the uid), only if its document is still the one given last (else nothing changes).
+ */
+const UPDATE_IF_UNCHANGED = `UPDATE devices SET ${DEVICE_COLUMNS.split(",")
+  .slice(1)
+  .map((column) => `${column.trim()} = ?`)
+  .join(", ")}, doc = ? WHERE uid = ? AND doc = ?`;
+
 /** A record's values for DEVICE_COLUMNS. */
 export function deviceValues(next: DeviceRecord): unknown[] {
   return [
@@ -197,12 +207,19 @@ export class SqliteDeviceStore implements DeviceStore {
     return row && this.#parse(uid, row.doc);
   }
 
-  async putDevice(input: DeviceInput): Promise<DeviceRecord> {
+  async putDevice(input: DeviceInput, read?: DeviceRecord): Promise<DeviceRecord> {
     // A known device whose memberships stay as they are (a session's report, its end) is one
-    // statement: its row and its document written together from the document it had.
+    // statement: its row and its document written together from the document it had. The record
+    // the caller read is that document when it is the one this store parsed last for the device
+    // and the row still holds that text (the write's condition): no read then.
     if (!input.tags && !input.fleetUids) {
+      const kept = read && this.#parsed.get(input.uid);
+      if (kept?.record === read && kept) {
+        const written = this.#write(input, read, read, kept.doc);
+        if (written) return written;
+      }
       const existing = this.#get(input.uid);
-      if (existing) return this.#write(input, existing);
+      if (existing) return this.#write(input, existing)!;
     }
     return this.sql.transaction(() => {
       const existing = this.#get(input.uid);
@@ -227,9 +244,15 @@ export class SqliteDeviceStore implements DeviceStore {
   /**
    * Writes the device's row as `base` (its record) changed by `input`, and its document with it
    * when `existing` is given as `base` (memberships unchanged; else `#refresh` writes it). The new
-   * record, as `getDevice` reads it back.
+   * record, as `getDevice` reads it back. With `unless`, the document `base` was parsed from: the
+   * row is written only if it still holds it (undefined when it does not: nothing written).
    */
-  #write(input: DeviceInput, base: DeviceRecord, existing: DeviceRecord | undefined = base): DeviceRecord {
+  #write(
+    input: DeviceInput,
+    base: DeviceRecord,
+    existing: DeviceRecord | undefined = base,
+    unless?: string,
+  ): DeviceRecord | undefined {
     if (existing && existing.projectUid !== input.projectUid) {
       throw new StoreError("conflict", `device ${input.uid} belongs to another project`);
     }
@@ -243,6 +266,11 @@ export class SqliteDeviceStore implements DeviceStore {
       details: input.details ? { ...base.details, ...input.details } : base.details,
     });
     const doc = existing === base ? JSON.stringify(next) : null;
+    if (unless !== undefined) {
+      const [uid, ...values] = deviceValues(next);
+      if (this.sql.run(UPDATE_IF_UNCHANGED, ...values, doc, uid, unless).changes === 0) return undefined;
+      return this.#parse(input.uid, doc!);
+    }
     this.sql.run(
       `INSERT INTO devices (${DEVICE_COLUMNS}, doc) VALUES (${DEVICE_PLACES}, coalesce(?, '{}'))
        ${DEVICE_UPSERT}, doc = coalesce(?, doc)`,

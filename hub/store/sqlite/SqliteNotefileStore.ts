@@ -1,4 +1,4 @@
-import type { ChangesOptions, ChangesResult, NotefileStore } from "../HubStore.js";
+import type { ChangesOptions, ChangesResult, NotefileStore, SyncOutlook } from "../HubStore.js";
 import { hubVersion } from "../noteVersions.js";
 import type { NoteRecord, NotefileRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
@@ -58,6 +58,10 @@ export class SqliteNotefileStore implements NotefileStore {
 
   async deletedNotefiles(deviceUid: string): Promise<string[]> {
     return this.sql.all<{ file_id: string }>(q.DELETED_NOTEFILES, deviceUid).map((r) => r.file_id);
+  }
+
+  async syncOutlook(deviceUid: string): Promise<SyncOutlook> {
+    return q.syncOutlook(this.sql.all<q.OutlookRow>(q.SYNC_OUTLOOK, deviceUid, deviceUid, deviceUid));
   }
 
   async forgetDeletedNotefiles(deviceUid: string, fileIds: readonly string[]): Promise<void> {

@@ -1,4 +1,5 @@
 import { SYNC_TRACKER } from "../../../protocol/trackers.js";
+import type { SyncOutlook } from "../HubStore.js";
 
 // The SQL of the notefile store (SQLite's dialect), by table: notefiles (one per device and name,
 // with its change counter; a deleted one stays as a tombstone until the device has learnt of it),
@@ -116,6 +117,35 @@ export const SUMMARIES = `SELECT s.fileId, s.total, s.position,
             AND t.tracker_id = ?), 0) AS position
          FROM notefiles f WHERE f.device_uid = ? AND f.deleted = 0) s
        ORDER BY s.fileId`;
+
+/**
+ * device, device, device: what an opening sync session tells the device, in one read: rows of
+ * kind `deleted` (tombstoned notefiles, by name), `changed` (live notefiles with a change past the
+ * device's tracker that did not come from the device unchanged: SUMMARIES' `changes > 0` for
+ * SYNC_TRACKER) and one `signal` row per pending signal; by kind, then name.
+ */
+export const SYNC_OUTLOOK = `SELECT 'deleted' AS kind, file_id AS name FROM notefiles WHERE device_uid = ? AND deleted = 1
+       UNION ALL
+       SELECT 'changed' AS kind, f.file_id AS name FROM notefiles f WHERE f.device_uid = ? AND f.deleted = 0
+         AND EXISTS (SELECT 1 FROM notes n WHERE n.device_uid = f.device_uid AND n.file_id = f.file_id
+           AND n.change > coalesce((SELECT t.change FROM trackers t WHERE t.device_uid = f.device_uid
+             AND t.file_id = f.file_id AND t.tracker_id = '${SYNC_TRACKER}'), 0) AND n.arrived = 0)
+       UNION ALL
+       SELECT 'signal' AS kind, NULL AS name FROM signals WHERE device_uid = ?
+       ORDER BY 1, 2`;
+
+/** One row of SYNC_OUTLOOK. */
+export type OutlookRow = { kind: "deleted" | "changed" | "signal"; name: string | null };
+
+/** SYNC_OUTLOOK's rows as the store answers them. */
+export function syncOutlook(rows: readonly OutlookRow[]): SyncOutlook {
+  const outlook: SyncOutlook = { deleted: [], changed: [], signals: 0 };
+  for (const r of rows) {
+    if (r.kind === "signal") outlook.signals++;
+    else outlook[r.kind].push(r.name!);
+  }
+  return outlook;
+}
 
 /** device, file, tracker */
 export const TRACKER_POSITION =

@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, expect, it } from "vitest";
 import type { HubStore } from "../../../../hub/store/HubStore.js";
-import { newFleet } from "../../../../hub/store/records.js";
+import { newFleet, type DeviceRecord } from "../../../../hub/store/records.js";
 import { describeEachBackend } from "./support/backends.js";
 import { anEvent, OTHER_PROJECT, PRODUCT, PROJECT, putDevice, seedProject, T0 } from "./support/seed.js";
 
@@ -15,6 +15,57 @@ describeEachBackend("a hub store's devices, signals and environment variables", 
     );
   });
   afterEach(() => backend.dispose(store));
+
+  it("merges a write over the stored device whatever record its caller hands over as read", async () => {
+    await putDevice(store, 1, { serialNumber: "sn-1" });
+    const read = (await store.devices.getDevice("dev:1"))!;
+    const first = await store.devices.putDevice(
+      { uid: "dev:1", projectUid: PROJECT, productUid: PRODUCT, voltage: 3.1, details: { a: 1 } as never },
+      read,
+    );
+    expect(first).toMatchObject({ serialNumber: "sn-1", voltage: 3.1, details: { a: 1 } });
+    // `read` is stale now: the write still merges over what is stored.
+    const second = await store.devices.putDevice(
+      { uid: "dev:1", projectUid: PROJECT, productUid: PRODUCT, temperature: 20, details: { b: 2 } as never },
+      read,
+    );
+    expect(second).toMatchObject({ voltage: 3.1, temperature: 20, details: { a: 1, b: 2 } });
+    // A record written by a transaction that rolled back is not what is stored either.
+    let undone: DeviceRecord | undefined;
+    await expect(
+      store.transaction(async () => {
+        undone = await store.devices.putDevice(
+          { uid: "dev:1", projectUid: PROJECT, productUid: PRODUCT, voltage: 9, details: { c: 3 } as never },
+          second,
+        );
+        throw new Error("roll back");
+      }),
+    ).rejects.toThrow("roll back");
+    expect(undone).toMatchObject({ voltage: 9 });
+    const third = await store.devices.putDevice(
+      {
+        uid: "dev:1",
+        projectUid: PROJECT,
+        productUid: PRODUCT,
+        lastActivity: T0,
+        details: { d: 4 } as never,
+      },
+      undone,
+    );
+    expect(third).toMatchObject({ voltage: 3.1, temperature: 20, lastActivity: T0 });
+    expect(third.details).toEqual({ a: 1, b: 2, d: 4 });
+    expect(await store.devices.getDevice("dev:1")).toEqual(third);
+    await expect(
+      store.devices.putDevice({ uid: "dev:1", projectUid: OTHER_PROJECT, productUid: PRODUCT }, third),
+    ).rejects.toMatchObject({ code: "conflict" });
+    // A device deleted since it was read is created again from the write, as without `read`.
+    await store.devices.deleteDevice("dev:1", false);
+    const again = await store.devices.putDevice(
+      { uid: "dev:1", projectUid: PROJECT, productUid: PRODUCT, voltage: 2 },
+      third,
+    );
+    expect(again).toMatchObject({ voltage: 2, serialNumber: null, details: {} });
+  });
 
   it("creates a device, then updates only the fields given, merging its details", async () => {
     const created = await putDevice(store, 1, { serialNumber: "sn-1", tags: ["b", "a", "a"] });

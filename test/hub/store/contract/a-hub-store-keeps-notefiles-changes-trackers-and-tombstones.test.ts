@@ -175,6 +175,46 @@ describeEachBackend("a hub store's notefiles, changes, trackers and tombstones",
     expect(await files().trackerPosition("dev:1", "f.db", SYNC_TRACKER)).toBe(0);
   });
 
+  it("answers an opening session's deleted notefiles, changed notefiles and signals in one read, as the separate reads do", async () => {
+    const separately = async (uid: string) => ({
+      deleted: await files().deletedNotefiles(uid),
+      changed: (await files().summaries(uid, SYNC_TRACKER)).filter((s) => s.changes > 0).map((s) => s.fileId),
+      signals: (await store.devices.pendingSignals(uid)).length,
+    });
+    expect(await files().syncOutlook("dev:1")).toEqual({ deleted: [], changed: [], signals: 0 });
+    // Only the device's own version: nothing to tell it. A hub version past its tracker is.
+    await files().putVersion("dev:1", "up.qo", version("from-device", true), T0);
+    await files().putVersion("dev:1", "b.db", version("x", false), T0);
+    await files().putVersion("dev:1", "a.db", version("y", false), T0);
+    await files().putVersion("dev:1", "a.db", version("z", false), T0);
+    await files().setTrackerPosition("dev:1", "a.db", SYNC_TRACKER, 1);
+    await files().putVersion("dev:1", "seen.db", version("s", false), T0);
+    await files().setTrackerPosition("dev:1", "seen.db", SYNC_TRACKER, 1);
+    // Another tracker's position does not count.
+    await files().setTrackerPosition("dev:1", "b.db", "api", 5);
+    await files().createNotefile("dev:1", "gone2.db", T0);
+    await files().createNotefile("dev:1", "gone1.db", T0);
+    await files().deleteNotefiles("dev:1", ["gone2.db", "gone1.db"], T0);
+    await store.devices.queueSignal("dev:1", { n: 1 }, T0);
+    await store.devices.queueSignal("dev:1", { n: 2 }, T0);
+    await putDevice(store, 2);
+    await files().putVersion("dev:2", "c.db", version("c", false), T0);
+    await store.devices.queueSignal("dev:2", { n: 3 }, T0);
+    const outlook = await files().syncOutlook("dev:1");
+    expect(outlook).toEqual({ deleted: ["gone1.db", "gone2.db"], changed: ["a.db", "b.db"], signals: 2 });
+    expect(outlook).toEqual(await separately("dev:1"));
+    expect(await files().syncOutlook("dev:2")).toEqual({ deleted: [], changed: ["c.db"], signals: 1 });
+    await store.devices.acknowledgeSignals("dev:1", Number.MAX_SAFE_INTEGER);
+    await files().setTrackerPosition("dev:1", "a.db", SYNC_TRACKER, 2);
+    await files().forgetDeletedNotefiles("dev:1", ["gone1.db"]);
+    expect(await files().syncOutlook("dev:1")).toEqual({
+      deleted: ["gone2.db"],
+      changed: ["b.db"],
+      signals: 0,
+    });
+    expect(await files().syncOutlook("dev:none")).toEqual({ deleted: [], changed: [], signals: 0 });
+  });
+
   it("removes delivered queue notes and the tombstones every tracker has passed", async () => {
     for (const id of ["a", "b", "c"])
       await files().addNote("dev:1", "q.qo", { noteId: id, body: {}, payload: null }, T0);
