@@ -9,11 +9,7 @@ describe("a subscriber told a batch at a time", () => {
 
   beforeEach(async () => {
     t = await TestServices.start();
-    await t.services.devices.register({
-      deviceUid: DEVICE,
-      projectUid: t.projectUid,
-      productUid: t.productUid,
-    });
+    await t.registerDevice(DEVICE);
   });
 
   afterEach(async () => {

@@ -11,11 +11,7 @@ describe("the events service", () => {
 
   beforeEach(async () => {
     t = await TestServices.start();
-    await t.services.devices.register({
-      deviceUid: DEVICE,
-      projectUid: t.projectUid,
-      productUid: t.productUid,
-    });
+    await t.registerDevice(DEVICE);
   });
 
   afterEach(async () => {

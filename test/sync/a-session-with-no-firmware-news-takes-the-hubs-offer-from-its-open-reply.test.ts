@@ -1,9 +1,9 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonObject } from "../../core/json.js";
-import type { ProtocolReply } from "../../protocol/messages.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { InProcessHub } from "../../runtime/InProcessHub.js";
-import { SimulatedModule } from "../../runtime/SimulatedModule.js";
+import type { SimulatedModule } from "../../runtime/SimulatedModule.js";
+import { recordedModule, type Exchange } from "./support/recordedModule.js";
 import { hostFirmware } from "../hub/dfu/support/hostFirmware.js";
 
 /**
@@ -16,46 +16,33 @@ describe("a session with no firmware news", () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   let hub: InProcessHub;
   let sim: SimulatedModule;
-  let seen: { request: JsonObject; reply: ProtocolReply }[];
+  let sync: () => Promise<Exchange[]>;
+  let run: () => Promise<Exchange[]>;
   /** Set to leave the offer out of open replies (a hub before it). */
   let withoutOffer: boolean;
 
   beforeEach(async () => {
     hub = await InProcessHub.start({ clock });
-    seen = [];
     withoutOffer = false;
-    const handle = async (request: unknown, transport: { secure: boolean }): Promise<ProtocolReply> => {
-      let reply = await hub.services.sync.handle(request, transport);
-      const message = request as JsonObject;
-      if (withoutOffer && message["type"] === "open") {
-        const { firmware: _left, ...rest } = reply as JsonObject;
-        reply = rest as ProtocolReply;
-      }
-      seen.push({ request: message, reply });
-      return reply;
+    const offerLeftOut = (reply: JsonObject, message: JsonObject): JsonObject => {
+      if (!withoutOffer || message["type"] !== "open") return reply;
+      const { firmware: _left, ...rest } = reply;
+      return rest;
     };
-    sim = await SimulatedModule.boot({
+    ({ sim, sync, run } = await recordedModule({
+      hub,
       clock,
       seed: "offer",
-      timeKnown: true,
-      hub: { inProcess: { handle }, product: hub.productUid },
-    });
+      alter: { reply: offerLeftOut },
+    }));
   });
   afterEach(async () => {
     await sim.close();
     await hub.close();
   });
 
-  const sync = async () => {
-    seen = [];
-    await sim.module.request({ req: "hub.sync" });
-    await sim.module.sync.idle();
-    const status = await sim.module.request({ req: "hub.sync.status" });
-    expect(String(status?.["status"])).toContain("{sync-end}");
-    return seen;
-  };
-  const types = (exchanges: typeof seen) => exchanges.map((e) => e.request["type"]);
-  const open = (exchanges: typeof seen) => exchanges.find((e) => e.request["type"] === "open")!;
+  const types = (exchanges: Exchange[]) => exchanges.map((e) => e.request["type"]);
+  const open = (exchanges: Exchange[]) => exchanges.find((e) => e.request["type"] === "open")!;
 
   it("asks for the hub's offer in its open and sends no firmware message", async () => {
     for (let i = 0; i < 2; i++) {
@@ -109,9 +96,7 @@ describe("a session with no firmware news", () => {
     const dfu = hub.services.dfu;
     dfu.handleSyncMessage = () => Promise.reject(new Error("the DFU service is broken"));
     await sim.module.request({ req: "note.add", file: "sensors.qo", body: { broken: true } });
-    seen = [];
-    await sim.module.request({ req: "hub.sync" });
-    await sim.module.sync.idle();
+    const seen = await run();
     expect(open(seen).reply).not.toHaveProperty("firmware");
     expect(seen.find((e) => e.request["type"] === "push")?.reply).toMatchObject({ merged: 1 });
     expect(sim.module.notebox.file("sensors.qo")?.notes.size ?? 0).toBe(0);

@@ -1,10 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { JsonObject } from "../../core/json.js";
 import type { SimHubLink } from "../../firmware/radio/SimHubLink.js";
-import type { ProtocolReply } from "../../protocol/messages.js";
 import { FakeClock } from "../../runtime/FakeClock.js";
 import { InProcessHub } from "../../runtime/InProcessHub.js";
-import { SimulatedModule } from "../../runtime/SimulatedModule.js";
+import type { SimulatedModule } from "../../runtime/SimulatedModule.js";
+import { recordedModule, type Exchange } from "./support/recordedModule.js";
 
 /**
  * Folded messages (docs/sync-protocol.md, "Folded messages"): the `open` carries the module's first
@@ -18,30 +18,19 @@ describe("a session with one batch and nothing from the hub", () => {
   const clock = new FakeClock(Date.UTC(2026, 0, 1));
   let hub: InProcessHub;
   let sim: SimulatedModule;
-  let seen: { request: JsonObject; reply: JsonObject }[];
+  let sync: () => Promise<Exchange[]>;
   /** Set to answer as a hub before the folds (it ignores `push` and `close` in an open). */
   let olderHub: boolean;
 
   beforeEach(async () => {
     hub = await InProcessHub.start({ clock });
-    seen = [];
     olderHub = false;
-    const handle = async (request: unknown, transport: { secure: boolean }): Promise<ProtocolReply> => {
-      let message = request as JsonObject;
-      if (olderHub && message["type"] === "open") {
-        const { push: _push, close: _close, ...rest } = message;
-        message = rest;
-      }
-      const reply = await hub.services.sync.handle(message, transport);
-      seen.push({ request: request as JsonObject, reply: reply as JsonObject });
-      return reply;
+    const older = (message: JsonObject): JsonObject => {
+      if (!olderHub || message["type"] !== "open") return message;
+      const { push: _push, close: _close, ...rest } = message;
+      return rest;
     };
-    sim = await SimulatedModule.boot({
-      clock,
-      seed: "folds",
-      timeKnown: true,
-      hub: { inProcess: { handle }, product: hub.productUid },
-    });
+    ({ sim, sync } = await recordedModule({ hub, clock, seed: "folds", alter: { request: older } }));
     // The first session proves the key; the next ones resume with the ticket.
     await sync();
     await clock.advance(60_000);
@@ -51,15 +40,7 @@ describe("a session with one batch and nothing from the hub", () => {
     await hub.close();
   });
 
-  async function sync(): Promise<typeof seen> {
-    seen = [];
-    await sim.module.request({ req: "hub.sync" });
-    await sim.module.sync.idle();
-    const status = await sim.module.request({ req: "hub.sync.status" });
-    expect(String(status?.["status"])).toContain("{sync-end}");
-    return seen;
-  }
-  const types = (exchanges: typeof seen) => exchanges.map((e) => e.request["type"]);
+  const types = (exchanges: Exchange[]) => exchanges.map((e) => e.request["type"]);
   const add = (file: string, body: JsonObject) => sim.module.request({ req: "note.add", file, body });
   async function events(): Promise<JsonObject[]> {
     const listed = await hub.request("GET", `/v1/projects/${hub.projectUid}/events`, undefined, {

@@ -51,6 +51,15 @@ export class TestServices {
     return this.state.product_uid;
   }
 
+  /** Registers `deviceUid` with the project and its default product (as a first sync would). */
+  async registerDevice(deviceUid: string): Promise<void> {
+    await this.services.devices.register({
+      deviceUid,
+      projectUid: this.projectUid,
+      productUid: this.productUid,
+    });
+  }
+
   /** Every event the services hand to subscribers, from now on. */
   collectEvents(): EventRecord[] {
     const seen: EventRecord[] = [];
