@@ -8,7 +8,6 @@ import {
   type ProtocolReply,
   type SessionUsage,
 } from "../../protocol/messages.js";
-import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord } from "../store/records.js";
@@ -205,10 +204,8 @@ export class SessionRecords {
     return { deleted: deleted.filter(down), files: changed.filter(down), signals };
   }
 
-  /** Notefiles with changes for the device (hub to module: inbound queues and databases). */
+  /** Notefiles with changes for the device (hub to module: inbound queues and databases), as the open tells them. */
   async pendingFiles(deviceUid: string, secure: boolean): Promise<string[]> {
-    return (await this.store.notefiles.summaries(deviceUid, SYNC_TRACKER))
-      .filter((s) => s.changes > 0 && movesDown(s.fileId, secure))
-      .map((s) => s.fileId);
+    return (await this.outlook(deviceUid, secure)).files;
   }
 }
