@@ -2,7 +2,7 @@ import { decodeBase64 } from "../core/base64.js";
 import { isJsonObject } from "../core/json.js";
 import { MAX_NOTEFILE_NAME } from "../core/notefileNames.js";
 import { DEVICE_UID } from "./deviceUid.js";
-import { Fields, item, readNote, readPlace, readUsage } from "./fields.js";
+import { Fields, isPlainNote, item, readNote, readPlace, readUsage } from "./fields.js";
 import { SYNC_ERRORS } from "./envelope.js";
 import type { DfuMessage } from "./firmwareMessages.js";
 import type { CloseRequest, HelloRequest, OpenRequest } from "./sessionMessages.js";
@@ -183,7 +183,9 @@ function batch(f: Fields): void {
   const after = f.count("after");
   const through = f.count("through");
   if (through < after) throw bad(`${f.name("through")} must not be below after`);
-  f.array("notes", MAX_BATCH_NOTES).forEach((n, i) => readNote(f, n, f.name(`notes[${i}]`)));
+  const notes = f.array("notes", MAX_BATCH_NOTES);
+  for (let i = 0; i < notes.length; i++)
+    if (!isPlainNote(notes[i])) readNote(f, notes[i], f.name(`notes[${i}]`));
 }
 
 /** The `push` and `close` an `open` may carry (sessionMessages.ts `OpenRequest`). */

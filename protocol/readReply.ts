@@ -1,6 +1,6 @@
 import { isJsonObject } from "../core/json.js";
 import { MAX_NOTEFILE_NAME } from "../core/notefileNames.js";
-import { Fields, item, readNote } from "./fields.js";
+import { Fields, isPlainNote, item, readNote } from "./fields.js";
 import type { ProtocolReply, ProtocolRequest } from "./envelope.js";
 import { DFU_TARGETS, type DfuReportReply, type FirmwareReply, type ReadReply } from "./firmwareMessages.js";
 import type { CloseReply, HelloReply, OpenReply } from "./sessionMessages.js";
@@ -112,7 +112,8 @@ const READERS: { readonly [T in keyof ReplyOf]: Reader } = {
       throw f.fault(`file must be ${String(request["file"])}, the notefile asked for`);
     const after = f.count("after");
     if (f.count("through") < after) throw f.fault("through must not be below after");
-    f.array("notes", BATCH_LIMITS.notes).forEach((n, i) => readNote(f, n, `notes[${i}]`));
+    const notes = f.array("notes", BATCH_LIMITS.notes);
+    for (let i = 0; i < notes.length; i++) if (!isPlainNote(notes[i])) readNote(f, notes[i], `notes[${i}]`);
     f.boolean("more");
   },
   ack(f) {
