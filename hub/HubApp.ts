@@ -31,6 +31,7 @@ import { registerRouteRoutes } from "./api/routeRoutes.js";
 import { registerMonitorRoutes } from "./api/monitorRoutes.js";
 import { registerJobRoutes } from "./api/jobRoutes.js";
 import * as errors from "./errors.js";
+import { parsedHoldsLoneSurrogate } from "./jsonSurrogates.js";
 import { HttpError, OAuthError } from "./HttpError.js";
 import { createHubServices, type HubServices, type HubServicesOptions } from "./HubServices.js";
 import { ServiceError } from "./ServiceError.js";
@@ -81,26 +82,6 @@ export function hubClientErrorHandler(error: NodeJS.ErrnoException, socket: Sock
       "Connection: close\r\nContent-Type: application/json; charset=utf-8\r\n" +
       `Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`,
   );
-}
-
-/** True when a parsed JSON value holds a string (or key) with a lone UTF-16 surrogate. */
-function hasLoneSurrogate(value: unknown): boolean {
-  const lone = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-  const stack: unknown[] = [value];
-  while (stack.length > 0) {
-    const v = stack.pop();
-    if (typeof v === "string") {
-      if (lone.test(v)) return true;
-    } else if (Array.isArray(v)) {
-      stack.push(...v);
-    } else if (v !== null && typeof v === "object") {
-      for (const [key, item] of Object.entries(v)) {
-        if (lone.test(key)) return true;
-        stack.push(item);
-      }
-    }
-  }
-  return false;
 }
 
 /**
@@ -207,7 +188,7 @@ export async function buildHubApp(
     return json(request, text, (error, value) => {
       // SQLite stores text as UTF-8, where a lone surrogate has no form: refused rather than
       // stored as something other than what the caller was told was saved.
-      if (!error && hasLoneSurrogate(value)) return done(errors.loneSurrogate(), undefined);
+      if (!error && parsedHoldsLoneSurrogate(text, value)) return done(errors.loneSurrogate(), undefined);
       return done(error, value);
     });
   });
