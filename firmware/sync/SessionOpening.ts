@@ -39,6 +39,12 @@ import { SyncFailure, type SyncHost } from "./syncTypes.js";
 export interface OpenFolds {
   readonly push: boolean;
   readonly close?: { readonly why: string; readonly pull: boolean };
+  /**
+   * The session's closing work (its sync state and usage), done in the turn that applies an open
+   * reply that closed the session: nothing follows such a reply but quiet steps, so the session
+   * takes no turn of its own to end.
+   */
+  readonly ended?: () => void;
 }
 
 /**
@@ -95,6 +101,7 @@ export async function openWithHub(
       pushed(module, first.batch);
       traffic.notes_sent += first.batch.notes.length;
     }
+    if (open.closed === true) folds.ended?.();
   });
   return open;
 }

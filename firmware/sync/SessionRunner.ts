@@ -30,6 +30,8 @@ export interface RunnerHooks {
   steps(): readonly SessionStep[];
   /** Tells whoever listens how a session went. */
   outcome(outcome: SessionOutcome): void;
+  /** In the turn that keeps a session's end (see `SyncEngine.onEnd`): its outcome as it ends well. */
+  ending(outcome: SessionOutcome): void;
 }
 
 /** One session as it goes. */
@@ -45,6 +47,8 @@ interface Session {
   /** The session's token while the hub may still hold it open. */
   token?: string | undefined;
   connectFailure?: ConnectFailure;
+  /** Its sync state and usage are kept (in the turn that applied an open reply that closed it). */
+  ended?: boolean;
 }
 
 /** Where a session starts: the notefiles the hub has changes of, whether signals wait. */
@@ -146,11 +150,19 @@ export class SessionRunner {
     }
     session.token = undefined;
     state.completed();
-    await module.exclusive(() => {
-      if (push) module.takeSyncRequests();
-      setSyncState(module.notebox, { completed: module.noteTime(), ever: true });
-      addUsage(module.notebox, module.noteTime(), traffic, secure);
-    });
+    if (!session.ended) await module.exclusive(() => this.#end(session));
+  }
+
+  /** In a turn: the session went as it should; its sync state and usage are kept. */
+  #end(session: Session): void {
+    const module = this.#state.module;
+    if (session.push) module.takeSyncRequests();
+    setSyncState(module.notebox, { completed: module.noteTime(), ever: true });
+    addUsage(module.notebox, module.noteTime(), session.traffic, session.secure);
+    session.ended = true;
+    const { why, started, traffic } = session;
+    const held = this.#state.held !== undefined;
+    this.#hooks.ending({ why, started, ended: module.clock.now(), ok: true, traffic, held });
   }
 
   /** The radio can reach the hub: a new session opens, or the one held open goes on. */
@@ -197,7 +209,9 @@ export class SessionRunner {
     const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
     const folds: OpenFolds = {
       push: session.push,
-      ...(quiet ? { close: { why: SYNC_COMPLETE, pull: session.pullAll } } : {}),
+      ...(quiet
+        ? { close: { why: SYNC_COMPLETE, pull: session.pullAll }, ended: () => this.#end(session) }
+        : {}),
     };
     const open = await openWithHub(state, session.why, session.traffic, mode, fields, folds).catch(
       (error: unknown) => {

@@ -52,6 +52,7 @@ export class SyncEngine {
   #listeners = new Set<() => void>();
   readonly #steps: SessionStep[] = [];
   readonly #outcomes = new Set<(outcome: SessionOutcome) => void>();
+  readonly #endings = new Set<(outcome: SessionOutcome) => void>();
   #policy: SyncPolicy | undefined;
 
   constructor(module: SyncHost) {
@@ -69,6 +70,9 @@ export class SyncEngine {
       outcome: (outcome) => {
         logSession(module, outcome);
         for (const listener of [...this.#outcomes]) listener(outcome);
+      },
+      ending: (outcome) => {
+        for (const listener of this.#endings) listener(outcome);
       },
     });
   }
@@ -130,6 +134,17 @@ export class SyncEngine {
   onSession(listener: (outcome: SessionOutcome) => void): () => void {
     this.#outcomes.add(listener);
     return () => this.#outcomes.delete(listener);
+  }
+
+  /**
+   * Calls `listener` in the turn that keeps the end of a session that went as it should (its sync
+   * state and usage), before its outcome is told: what is to be kept in flash with the session's
+   * end goes in the same commit (the energy counters). The outcome listeners hear of the session
+   * after it, with the same `traffic` object.
+   */
+  onEnd(listener: (outcome: SessionOutcome) => void): () => void {
+    this.#endings.add(listener);
+    return () => this.#endings.delete(listener);
   }
 
   /**
