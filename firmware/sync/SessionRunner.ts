@@ -49,6 +49,10 @@ interface Session {
   connectFailure?: ConnectFailure;
   /** Its sync state and usage are kept (in the turn that applied an open reply that closed it). */
   ended?: boolean;
+  /** The askers' changes to keep with the session (`SyncRequest.keep`), idempotent. */
+  readonly keeps: readonly (() => void)[];
+  /** They were made in the session's first turn. */
+  kept?: boolean;
 }
 
 /** Where a session starts: the notefiles the hub has changes of, whether signals wait. */
@@ -79,7 +83,13 @@ export class SessionRunner {
     this.#hooks = hooks;
   }
 
-  async run(why: SessionTrigger, pullAll: boolean, push: boolean): Promise<void> {
+  /** `keeps`: the askers' changes to keep in the session's first turn (`SyncRequest.keep`). */
+  async run(
+    why: SessionTrigger,
+    pullAll: boolean,
+    push: boolean,
+    keeps: readonly (() => void)[] = [],
+  ): Promise<void> {
     const module = this.#state.module;
     const session: Session = {
       why,
@@ -89,6 +99,7 @@ export class SessionRunner {
       traffic: noTraffic(),
       secure: module.hubLink.secure ?? true,
       held: this.#state.held,
+      keeps,
     };
     let ok = false;
     let linkFailure = false;
@@ -101,6 +112,10 @@ export class SessionRunner {
         (error instanceof SyncFailure && error.message.includes("{network}"));
       await this.#failed(session, error);
     } finally {
+      // A session held open (no first turn), or one that failed (its first turn may not have
+      // committed): the askers' changes are kept now (again: they are idempotent).
+      if (session.keeps.length > 0 && (!ok || !session.kept) && !this.#state.disposed)
+        await module.exclusive(() => this.#keep(session)).catch(() => undefined);
       this.#state.connected = this.#state.held !== undefined;
       if (!this.#state.disposed) this.#report(session, ok, linkFailure);
     }
@@ -151,6 +166,12 @@ export class SessionRunner {
     session.token = undefined;
     state.completed();
     if (!session.ended) await module.exclusive(() => this.#end(session));
+  }
+
+  /** In a turn: the askers' changes are kept. */
+  #keep(session: Session): void {
+    for (const keep of session.keeps) keep();
+    session.kept = true;
   }
 
   /** In a turn: the session went as it should; its sync state and usage are kept. */
@@ -209,6 +230,7 @@ export class SessionRunner {
     const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
     const folds: OpenFolds = {
       push: session.push,
+      first: () => this.#keep(session),
       ...(quiet
         ? { close: { why: SYNC_COMPLETE, pull: session.pullAll }, ended: () => this.#end(session) }
         : {}),

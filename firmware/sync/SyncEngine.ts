@@ -206,7 +206,8 @@ export class SyncEngine {
         const why = batch.find((r) => r.why === "explicit")?.why ?? batch[0]!.why;
         const wantsIn = batch.some((r) => !r.out || r.in);
         const wantsOut = batch.some((r) => !r.in || r.out);
-        await this.#runner.run(why, wantsIn, wantsOut);
+        const keeps = batch.flatMap((r) => (r.keep ? [r.keep] : []));
+        await this.#runner.run(why, wantsIn, wantsOut, keeps);
       }
     })();
     this.#running = run;
