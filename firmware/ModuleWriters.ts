@@ -26,7 +26,7 @@ export class ModuleWriters {
 
   /** Runs `task` in its own turn among the module's writers. */
   async serialize<T>(task: () => Promise<T>): Promise<T> {
-    const turn = await this.#queue.acquire();
+    const turn = await this.#queue.take();
     this.#turn = turn;
     try {
       return await task();
@@ -55,7 +55,7 @@ export class ModuleWriters {
     try {
       return await io();
     } finally {
-      this.#turn = await this.#queue.acquire();
+      this.#turn = await this.#queue.take();
       if (this.#boots !== boots) {
         // The module restarted during the wait: the writer's state went with the RAM. Its
         // transaction stays out (the new Notebox has none), and the writer ends in an error.

@@ -1,6 +1,6 @@
 import type { SessionEnergy } from "../../protocol/messages.js";
 import type { ModuleCore } from "../ModuleCore.js";
-import type { SyncEngine } from "../sync/SyncEngine.js";
+import type { SessionOutcome, SyncEngine } from "../sync/SyncEngine.js";
 import { ENERGY_CONFIG_KEY, EnergyMeter, type EnergyCounters, type EnergyRates } from "./EnergyMeter.js";
 
 /**
@@ -22,7 +22,10 @@ export class ModuleEnergy {
    * At boot: a meter from the counters in flash, charged for each of `sync`'s sessions; after
    * each, `background` runs a task that saves the counters (in a writer's turn).
    */
-  boot(sync: Pick<SyncEngine, "isOnline" | "onSession">, background: (task: () => void) => void): void {
+  boot(
+    sync: Pick<SyncEngine, "isOnline" | "onSession" | "onEnd">,
+    background: (task: () => void) => void,
+  ): void {
     const meter = new EnergyMeter(
       this.#module.clock,
       this.#rates,
@@ -30,7 +33,7 @@ export class ModuleEnergy {
       () => sync.isOnline,
     );
     this.#meter = meter;
-    sync.onSession((outcome) => {
+    const charge = (outcome: SessionOutcome) =>
       meter.session({
         started: outcome.started,
         ended: outcome.ended,
@@ -38,6 +41,20 @@ export class ModuleEnergy {
         held: outcome.held,
         bytes: outcome.traffic.bytes_sent + outcome.traffic.bytes_received,
       });
+    // A session that ends well is charged and saved in the turn that keeps its end; the others
+    // (failed ones) when their outcome is told, and saved in a turn of their own.
+    let charged: SessionOutcome["traffic"] | undefined;
+    sync.onEnd((outcome) => {
+      charge(outcome);
+      this.#save(meter);
+      charged = outcome.traffic;
+    });
+    sync.onSession((outcome) => {
+      if (charged === outcome.traffic) {
+        charged = undefined;
+        return;
+      }
+      charge(outcome);
       background(() => this.#save(meter));
     });
   }

@@ -34,7 +34,9 @@ export class KvTransactions {
     const tx: Transaction = { ops: [], undo: [] };
     this.#tx = tx;
     try {
-      const result = await fn();
+      // A task that did its work synchronously (most do) is not awaited again.
+      const done = fn();
+      const result = done instanceof Promise ? await done : done;
       if (tx.ops.length > 0) await this.#store.commit(tx.ops);
       return result;
     } catch (error) {

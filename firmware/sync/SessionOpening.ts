@@ -38,7 +38,15 @@ import { SyncFailure, type SyncHost } from "./syncTypes.js";
  */
 export interface OpenFolds {
   readonly push: boolean;
+  /** Work for the session's first turn (what its askers keep with it: `SyncRequest.keep`). */
+  readonly first?: () => void;
   readonly close?: { readonly why: string; readonly pull: boolean };
+  /**
+   * The session's closing work (its sync state and usage), done in the turn that applies an open
+   * reply that closed the session: nothing follows such a reply but quiet steps, so the session
+   * takes no turn of its own to end.
+   */
+  readonly ended?: () => void;
 }
 
 /**
@@ -58,10 +66,13 @@ export async function openWithHub(
 ): Promise<OpenReply> {
   const module = state.module;
   const secure = module.hubLink.secure ?? true;
-  const { start, first } = await module.exclusive(() => ({
-    start: sessionStart(module, mode),
-    first: folds.push ? firstBatch(module, secure) : { last: true },
-  }));
+  const { start, first } = await module.exclusive(() => {
+    folds.first?.();
+    return {
+      start: sessionStart(module, mode),
+      first: folds.push ? firstBatch(module, secure) : { last: true },
+    };
+  });
   const close = first.last ? folds.close : undefined;
   const opening = (): OpenRequest => ({
     ...fields,
@@ -95,6 +106,7 @@ export async function openWithHub(
       pushed(module, first.batch);
       traffic.notes_sent += first.batch.notes.length;
     }
+    if (open.closed === true) folds.ended?.();
   });
   return open;
 }

@@ -30,6 +30,8 @@ export interface RunnerHooks {
   steps(): readonly SessionStep[];
   /** Tells whoever listens how a session went. */
   outcome(outcome: SessionOutcome): void;
+  /** In the turn that keeps a session's end (see `SyncEngine.onEnd`): its outcome as it ends well. */
+  ending(outcome: SessionOutcome): void;
 }
 
 /** One session as it goes. */
@@ -45,6 +47,12 @@ interface Session {
   /** The session's token while the hub may still hold it open. */
   token?: string | undefined;
   connectFailure?: ConnectFailure;
+  /** Its sync state and usage are kept (in the turn that applied an open reply that closed it). */
+  ended?: boolean;
+  /** The askers' changes to keep with the session (`SyncRequest.keep`), idempotent. */
+  readonly keeps: readonly (() => void)[];
+  /** They were made in the session's first turn. */
+  kept?: boolean;
 }
 
 /** Where a session starts: the notefiles the hub has changes of, whether signals wait. */
@@ -75,7 +83,13 @@ export class SessionRunner {
     this.#hooks = hooks;
   }
 
-  async run(why: SessionTrigger, pullAll: boolean, push: boolean): Promise<void> {
+  /** `keeps`: the askers' changes to keep in the session's first turn (`SyncRequest.keep`). */
+  async run(
+    why: SessionTrigger,
+    pullAll: boolean,
+    push: boolean,
+    keeps: readonly (() => void)[] = [],
+  ): Promise<void> {
     const module = this.#state.module;
     const session: Session = {
       why,
@@ -85,6 +99,7 @@ export class SessionRunner {
       traffic: noTraffic(),
       secure: module.hubLink.secure ?? true,
       held: this.#state.held,
+      keeps,
     };
     let ok = false;
     let linkFailure = false;
@@ -97,6 +112,10 @@ export class SessionRunner {
         (error instanceof SyncFailure && error.message.includes("{network}"));
       await this.#failed(session, error);
     } finally {
+      // A session held open (no first turn), or one that failed (its first turn may not have
+      // committed): the askers' changes are kept now (again: they are idempotent).
+      if (session.keeps.length > 0 && (!ok || !session.kept) && !this.#state.disposed)
+        await module.exclusive(() => this.#keep(session)).catch(() => undefined);
       this.#state.connected = this.#state.held !== undefined;
       if (!this.#state.disposed) this.#report(session, ok, linkFailure);
     }
@@ -146,11 +165,25 @@ export class SessionRunner {
     }
     session.token = undefined;
     state.completed();
-    await module.exclusive(() => {
-      if (push) module.takeSyncRequests();
-      setSyncState(module.notebox, { completed: module.noteTime(), ever: true });
-      addUsage(module.notebox, module.noteTime(), traffic, secure);
-    });
+    if (!session.ended) await module.exclusive(() => this.#end(session));
+  }
+
+  /** In a turn: the askers' changes are kept. */
+  #keep(session: Session): void {
+    for (const keep of session.keeps) keep();
+    session.kept = true;
+  }
+
+  /** In a turn: the session went as it should; its sync state and usage are kept. */
+  #end(session: Session): void {
+    const module = this.#state.module;
+    if (session.push) module.takeSyncRequests();
+    setSyncState(module.notebox, { completed: module.noteTime(), ever: true });
+    addUsage(module.notebox, module.noteTime(), session.traffic, session.secure);
+    session.ended = true;
+    const { why, started, traffic } = session;
+    const held = this.#state.held !== undefined;
+    this.#hooks.ending({ why, started, ended: module.clock.now(), ok: true, traffic, held });
   }
 
   /** The radio can reach the hub: a new session opens, or the one held open goes on. */
@@ -197,7 +230,10 @@ export class SessionRunner {
     const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
     const folds: OpenFolds = {
       push: session.push,
-      ...(quiet ? { close: { why: SYNC_COMPLETE, pull: session.pullAll } } : {}),
+      first: () => this.#keep(session),
+      ...(quiet
+        ? { close: { why: SYNC_COMPLETE, pull: session.pullAll }, ended: () => this.#end(session) }
+        : {}),
     };
     const open = await openWithHub(state, session.why, session.traffic, mode, fields, folds).catch(
       (error: unknown) => {

@@ -52,6 +52,7 @@ export class SyncEngine {
   #listeners = new Set<() => void>();
   readonly #steps: SessionStep[] = [];
   readonly #outcomes = new Set<(outcome: SessionOutcome) => void>();
+  readonly #endings = new Set<(outcome: SessionOutcome) => void>();
   #policy: SyncPolicy | undefined;
 
   constructor(module: SyncHost) {
@@ -69,6 +70,9 @@ export class SyncEngine {
       outcome: (outcome) => {
         logSession(module, outcome);
         for (const listener of [...this.#outcomes]) listener(outcome);
+      },
+      ending: (outcome) => {
+        for (const listener of this.#endings) listener(outcome);
       },
     });
   }
@@ -133,6 +137,17 @@ export class SyncEngine {
   }
 
   /**
+   * Calls `listener` in the turn that keeps the end of a session that went as it should (its sync
+   * state and usage), before its outcome is told: what is to be kept in flash with the session's
+   * end goes in the same commit (the energy counters). The outcome listeners hear of the session
+   * after it, with the same `traffic` object.
+   */
+  onEnd(listener: (outcome: SessionOutcome) => void): () => void {
+    this.#endings.add(listener);
+    return () => this.#endings.delete(listener);
+  }
+
+  /**
    * Runs `work` in the session held open now (continuous mode, `hub.set on`): the module is
    * online. Throws a `SyncFailure` when no session is open; the caller reports it.
    */
@@ -191,7 +206,8 @@ export class SyncEngine {
         const why = batch.find((r) => r.why === "explicit")?.why ?? batch[0]!.why;
         const wantsIn = batch.some((r) => !r.out || r.in);
         const wantsOut = batch.some((r) => !r.in || r.out);
-        await this.#runner.run(why, wantsIn, wantsOut);
+        const keeps = batch.flatMap((r) => (r.keep ? [r.keep] : []));
+        await this.#runner.run(why, wantsIn, wantsOut, keeps);
       }
     })();
     this.#running = run;

@@ -272,10 +272,15 @@ export class SyncSchedule {
     return due + Math.ceil((now - due) / ms) * ms;
   }
 
+  /** In a turn: the cadence's last checks kept in flash. */
+  #keep(change: ScheduleRecord): void {
+    this.#host.notebox.setConfig(SCHEDULE_KEY, { ...this.#record(), ...change });
+  }
+
   #save(change: ScheduleRecord): void {
     const host = this.#host;
     host
-      .exclusive(() => host.notebox.setConfig(SCHEDULE_KEY, { ...this.#record(), ...change }))
+      .exclusive(() => this.#keep(change))
       .catch((error: unknown) =>
         host.log.warn("could not keep the sync cadence", { error: String((error as Error)?.message) }),
       );
@@ -325,9 +330,11 @@ export class SyncSchedule {
           due.outbound = after(periods.outbound);
           change.outbound = now;
         }
-        this.#save(change);
-        if (inbound) engine.request({ why: "inbound" });
-        else if (outbound && pending) engine.request({ why: "outbound", out: true });
+        // The checks made are kept with the session they start (in its first turn), else now.
+        const keep = () => this.#keep(change);
+        if (inbound) engine.request({ why: "inbound", keep });
+        else if (outbound && pending) engine.request({ why: "outbound", out: true, keep });
+        else this.#save(change);
         break;
       }
     }

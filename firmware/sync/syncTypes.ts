@@ -49,6 +49,11 @@ export interface SyncRequest {
   /** Only download (`hub.sync in:true`) or only upload (`out:true`). */
   readonly in?: boolean;
   readonly out?: boolean;
+  /**
+   * A change the asker keeps in flash with the session (the schedule's cadence): made in the
+   * session's first turn, or in a turn of its own when the session ends without one.
+   */
+  readonly keep?: () => void;
 }
 
 /** What `hub.sync.status`, `hub.status` and `card.status` report. */

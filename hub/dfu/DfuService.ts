@@ -28,7 +28,10 @@ import type {
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
+import { ACTIVE, DFU_ENV_VARS, offersNothing, TYPE_OF, type VariableOf } from "./firmwareOffer.js";
 import type { FirmwareService } from "./FirmwareService.js";
+
+export { DFU_ENV_VARS, TARGET_OF, TYPE_OF } from "./firmwareOffer.js";
 
 /** The device a sync message came from (the sync service checked its session). */
 export interface DfuDevice {
@@ -36,17 +39,8 @@ export interface DfuDevice {
   readonly projectUid: string;
 }
 
-/** The environment variable that asks a device to take an image of a type. */
-export const DFU_ENV_VARS: Readonly<Record<FirmwareType, string>> = { host: "_fw", notecard: "_fwc" };
-
-/** The module's name of each firmware type, and back. */
-export const TARGET_OF: Readonly<Record<FirmwareType, DfuTarget>> = { host: "user", notecard: "card" };
-export const TYPE_OF: Readonly<Record<DfuTarget, FirmwareType>> = { user: "host", card: "notecard" };
-
 /** Steps of a report merged at most (a module keeps fewer). */
 const MAX_REPORT_UPDATES = 100;
-
-const ACTIVE = new Set(["pending", "active"]);
 
 /** A protocol refusal: `{code}` first, cut to the protocol's length. */
 function refusal(code: string, text: string): ProtocolReply {
@@ -216,6 +210,17 @@ export class DfuService {
       if (error instanceof Refused) return refusal(error.code, error.text);
       throw error;
     }
+  }
+
+  /**
+   * The firmware offer an `open` carries: the `firmware` message's answer for a device whose
+   * record and variables the open has read (`variable`), from two reads when it offers and
+   * changes nothing (`offersNothing`), else exactly as the message is answered.
+   */
+  async offer(device: DeviceRecord, variable: VariableOf): Promise<ProtocolReply> {
+    if (await offersNothing(this.store, device, variable)) return { v: PROTOCOL_VERSION };
+    const who = { deviceUid: device.uid, projectUid: device.projectUid };
+    return this.handleSyncMessage(who, { type: "firmware" });
   }
 
   async #device(device: DfuDevice): Promise<DeviceRecord> {

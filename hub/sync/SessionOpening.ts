@@ -39,7 +39,7 @@ import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
 import type { SyncSession } from "./SyncSessions.js";
-import { deviceEnvironment } from "./deviceEnvironment.js";
+import { deviceVariables, environmentOf, variableOf, type DeviceVariables } from "./deviceEnvironment.js";
 import { foldedMessages, type FoldParts } from "./foldedMessages.js";
 import { devicePlace, type ZoneLookup } from "./timeZone.js";
 
@@ -63,8 +63,14 @@ export interface SessionOpeningParts extends FoldParts {
   readonly deviceAuth: DeviceAuth;
   readonly places: SyncPlaces;
   readonly records: SessionRecords;
-  /** The `firmware` message's answer for a device (the DFU service), for opens that ask for it. */
-  readonly firmwareOffer: (device: { deviceUid: string; projectUid: string }) => Promise<ProtocolReply>;
+  /**
+   * The `firmware` message's answer for a device (the DFU service's `offer`), for opens that ask
+   * for it: the device as the open wrote it, and its variables as the open read them.
+   */
+  readonly firmwareOffer: (
+    device: DeviceRecord,
+    variable: (key: string) => string | undefined,
+  ) => Promise<ProtocolReply>;
 }
 
 const encoder = new TextEncoder();
@@ -134,6 +140,8 @@ export class SessionOpening {
       const place = d.gpsLocation ?? d.towerLocation ?? d.triangulatedLocation;
       const { deleted, files, signals } = await this.p.records.outlook(device.uid, session.session.secure);
       for (const name of deleted) session.session.toldDeleted.add(name);
+      // The device's variables, read once: its environment and the firmware offer's `_fw`/`_fwc`.
+      const vars = await deviceVariables(this.p.store, session.device);
       const reply: OpenReply = {
         v: PROTOCOL_VERSION,
         session: session.session.uid,
@@ -142,12 +150,12 @@ export class SessionOpening {
         tracker,
         reset,
         ...(place ? { where: placeOf(place, new Date(now), zones) } : {}),
-        env: await deviceEnvironment(this.p.store, session.device),
+        env: environmentOf(vars),
         files,
         ...(deleted.length > 0 ? { deleted } : {}),
         signals,
         ...this.#ticket(request, transport, admitted.key, pending, now),
-        ...(request.firmware_offer ? await this.#firmwareOffer(device) : {}),
+        ...(request.firmware_offer ? await this.#firmwareOffer(session.device, vars) : {}),
       };
       return foldedMessages(this.p, request, reply, { ...session, transport, bytes });
     });
@@ -196,10 +204,10 @@ export class SessionOpening {
    * is left out, so that firmware never keeps notes from moving: the module then sends `firmware`
    * and is answered the refusal (or the fault) there.
    */
-  async #firmwareOffer(device: DeviceRecord): Promise<{ firmware?: FirmwareOffer }> {
+  async #firmwareOffer(device: DeviceRecord, vars: DeviceVariables): Promise<{ firmware?: FirmwareOffer }> {
     let answer: ProtocolReply;
     try {
-      answer = await this.p.firmwareOffer({ deviceUid: device.uid, projectUid: device.projectUid });
+      answer = await this.p.firmwareOffer(device, (key) => variableOf(vars, key));
     } catch {
       return {};
     }

@@ -154,7 +154,7 @@ export class SyncService {
       places,
       records,
       push: (session, device, batch, transport) => transfers.push(session, device, batch, transport),
-      firmwareOffer: (device) => options.dfu.handleSyncMessage(device, { type: "firmware" }),
+      firmwareOffer: (device, variable) => options.dfu.offer(device, variable),
     });
     this.#signals = new SignalWaits({ store, clock, notifier: options.notifier, records });
     const web = new WebProxy(options.routing, clock);

@@ -94,7 +94,8 @@ describe("a session with no firmware news", () => {
 
   it("moves its notes when the hub fails to work out its offer", async () => {
     const dfu = hub.services.dfu;
-    dfu.handleSyncMessage = () => Promise.reject(new Error("the DFU service is broken"));
+    // Broken for the open's offer and for the firmware message alike.
+    dfu.offer = dfu.handleSyncMessage = () => Promise.reject(new Error("the DFU service is broken"));
     await sim.module.request({ req: "note.add", file: "sensors.qo", body: { broken: true } });
     const seen = await run();
     expect(open(seen).reply).not.toHaveProperty("firmware");
