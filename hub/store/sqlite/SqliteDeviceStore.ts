@@ -134,14 +134,22 @@ export const DEVICE_UPSERT = `ON CONFLICT (uid) DO UPDATE SET product_uid = excl
   connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`;
 
 /**
- * A known device's columns and document written from a record (DEVICE_COLUMNS' values but the
- * first, its uid, left alone: setting a key makes SQLite check the tables referring to it; the
- * document, the uid), only if its document is still the one given last (else nothing changes).
+ * A known device's columns and document written from a record (DEVICE_COLUMNS' values from the
+ * third on; the document, the uid), only if its document is still the one given last (else nothing
+ * changes). Its uid and project are left alone (setting a key makes SQLite check the tables
+ * referring to it; the project cannot change), and so is its serial number with `serial` false
+ * (unchanged): SQLite rewrites the entries of every index on a column an UPDATE sets, changed or
+ * not, and devices_project and devices_serial would each cost a page of the log at every session.
  */
-const UPDATE_IF_UNCHANGED = `UPDATE devices SET ${DEVICE_COLUMNS.split(",")
-  .slice(1)
-  .map((column) => `${column.trim()} = ?`)
-  .join(", ")}, doc = ? WHERE uid = ? AND doc = ?`;
+const updateIfUnchanged = (serial: boolean): string =>
+  `UPDATE devices SET ${DEVICE_COLUMNS.split(",")
+    .slice(2)
+    .map((column) => column.trim())
+    .filter((column) => serial || column !== "serial_number")
+    .map((column) => `${column} = ?`)
+    .join(", ")}, doc = ? WHERE uid = ? AND doc = ?`;
+const UPDATE_IF_UNCHANGED = updateIfUnchanged(true);
+const UPDATE_IF_UNCHANGED_SAME_SERIAL = updateIfUnchanged(false);
 
 /** A record's values for DEVICE_COLUMNS. */
 export function deviceValues(next: DeviceRecord): unknown[] {
@@ -267,8 +275,11 @@ export class SqliteDeviceStore implements DeviceStore {
     });
     const doc = existing === base ? JSON.stringify(next) : null;
     if (unless !== undefined) {
-      const [uid, ...values] = deviceValues(next);
-      if (this.sql.run(UPDATE_IF_UNCHANGED, ...values, doc, uid, unless).changes === 0) return undefined;
+      const [uid, , ...values] = deviceValues(next);
+      const sameSerial = next.serialNumber === base.serialNumber;
+      if (sameSerial) values.splice(1, 1); // serial_number, third of DEVICE_COLUMNS
+      const update = sameSerial ? UPDATE_IF_UNCHANGED_SAME_SERIAL : UPDATE_IF_UNCHANGED;
+      if (this.sql.run(update, ...values, doc, uid, unless).changes === 0) return undefined;
       return this.#parse(input.uid, doc!);
     }
     this.sql.run(
