@@ -83,17 +83,14 @@ describe("a device's write at a session", () => {
     read = (await devices.getDevice(DEVICE))!;
     expect(
       await treesWritten(async () => {
-        read = await devices.putDevice(
-          { uid: DEVICE, projectUid: PROJECT, voltage: 3.6, lastActivity: 1_000 },
-          read,
-        );
+        read = await devices.putDevice({ ...first, voltage: 3.6, lastActivity: 1_000 }, read);
       }),
     ).toEqual(["devices"]);
     expect(read).toMatchObject({ serialNumber: "sn-1", voltage: 3.6, lastActivity: 1_000 });
 
     expect(
       await treesWritten(async () => {
-        read = await devices.putDevice({ uid: DEVICE, projectUid: PROJECT, serialNumber: "garage" }, read);
+        read = await devices.putDevice({ ...first, voltage: 3.6, serialNumber: "garage" }, read);
       }),
     ).toEqual(["devices", "devices_serial"]);
     expect((await devices.findBySerial(PROJECT, "garage")).map((d) => d.uid)).toEqual([DEVICE]);
