@@ -123,7 +123,7 @@ async function open(ctx: ProjectContext, device: DeviceRecord, more: JsonObject,
   const nowSec = Math.floor(ctx.now / 1000);
   const beganSec = typeof more["session_began"] === "number" ? more["session_began"] : nowSec;
   // Always the hub's own UID: one given could name another device's session.
-  const uid = ctx.services.ids.uuid();
+  const uid = ctx.services.ids.timeUuid(ctx.now);
   const { session_ended: _ended, session_began: _began, ...rest } = more;
   const session: SessionRecord = {
     uid,

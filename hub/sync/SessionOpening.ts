@@ -384,7 +384,7 @@ export class SessionOpening {
     const { now, pending } = opening;
     const session: SyncSession = {
       token: this.p.ids.uuid(),
-      uid: this.p.ids.uuid(),
+      uid: this.p.ids.timeUuid(now),
       deviceUid: device.uid,
       projectUid: device.projectUid,
       trackerSession: opening.tracker,

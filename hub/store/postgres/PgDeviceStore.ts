@@ -3,15 +3,8 @@ import { firmwareFilterValue } from "../firmwareVersion.js";
 import type { DeviceFilter, DeviceInput, DeviceRecord, Page, PageResult, SignalRecord } from "../records.js";
 import { StoreError } from "../StoreError.js";
 import { int, likeEscape } from "../sqlite/SqliteConnection.js";
-import {
-  device,
-  DEVICE_COLUMNS,
-  DEVICE_PLACES,
-  DEVICE_UPSERT,
-  deviceValues,
-  newDevice,
-  type DeviceRow,
-} from "../sqlite/SqliteDeviceStore.js";
+import { DEVICE_COLUMNS, DEVICE_PLACES, DEVICE_UPSERT } from "../sqlite/deviceSql.js";
+import { device, deviceValues, newDevice, type DeviceRow } from "../sqlite/SqliteDeviceStore.js";
 import { storedJson } from "../sqlite/storedJson.js";
 import type { JsonObject } from "../../../core/json.js";
 import type { PgConnection } from "./PgConnection.js";

@@ -8,11 +8,13 @@ export interface CheckpointerOptions {
   /** How often (real milliseconds) the log is looked at; default 20. */
   readonly pollMs?: number;
   /**
-   * A log file larger than this (bytes) is reported (`onLongLog`), for the writer to truncate it
-   * (TRUNCATE) between its transactions; default 64 MiB. A writer that never finds the log copied
-   * whole keeps appending to it. (The worker never runs TRUNCATE or RESTART itself: they take the
-   * writer's lock, and a writer beginning then may be refused SQLITE_BUSY at once, busy_timeout
-   * or not: seen in the fleet.)
+   * A log holding more than this (bytes of frames) is reported (`onLongLog`), for the writer to
+   * have it started again from its beginning; default 64 MiB. SQLite restarts the log at a
+   * writer's first write when the whole log had been copied as its transaction began; a writer
+   * that commits again and again never finds it so by chance, and keeps appending. So, between
+   * two of its transactions, the writer has the worker copy the rest (`copyAll`) and waits for it.
+   * (The worker never runs TRUNCATE or RESTART itself: they take the writer's lock, and a writer
+   * beginning then may be refused SQLITE_BUSY at once, busy_timeout or not: seen in the fleet.)
    */
   readonly restartBytes?: number;
   /** Told after each checkpoint the checkpointer started itself (tests, benchmarks). */
@@ -37,25 +39,22 @@ const { parentPort, workerData } = require("node:worker_threads");
 const fs = require("node:fs");
 const os = require("node:os");
 const Database = require(workerData.driver);
-const { path, pages, pollMs, restartBytes } = workerData;
+const { path, pages, pollMs, restartBytes, done } = workerData;
 const db = new Database(path, { fileMustExist: true });
 db.pragma("busy_timeout = 0");
 db.pragma("synchronous = NORMAL");
+const frameBytes = db.pragma("page_size", { simple: true }) + 24;
+const answer = new Int32Array(done);
 const header = Buffer.alloc(100);
 const read32 = os.endianness() === "LE" ? (o) => header.readUInt32LE(o) : (o) => header.readUInt32BE(o);
 let shm;
+let frames = 0;
 function backlog() {
   try {
     if (shm === undefined) shm = fs.openSync(path + "-shm", "r");
     if (fs.readSync(shm, header, 0, 100, 0) < 100) return 0;
-    return read32(16) - read32(96);
-  } catch {
-    return 0;
-  }
-}
-function walBytes() {
-  try {
-    return fs.statSync(path + "-wal").size;
+    frames = read32(16);
+    return frames - read32(96);
   } catch {
     return 0;
   }
@@ -70,10 +69,15 @@ function checkpoint(mode) {
 const timer = setInterval(() => {
   if (backlog() < pages) return;
   const result = checkpoint("PASSIVE");
-  parentPort.postMessage({ type: "auto", result, long: walBytes() > restartBytes });
+  parentPort.postMessage({ type: "auto", result, long: frames * frameBytes > restartBytes });
 }, pollMs);
 parentPort.on("message", (message) => {
-  if (message.type === "checkpoint") {
+  if (message.type === "copyAll") {
+    const result = checkpoint("PASSIVE");
+    const whole = result.busy === 0 && result.log === result.checkpointed;
+    Atomics.store(answer, 0, whole ? 1 : 2);
+    Atomics.notify(answer, 0);
+  } else if (message.type === "checkpoint") {
     parentPort.postMessage({ type: "checkpointed", id: message.id, result: checkpoint("PASSIVE") });
   } else if (message.type === "stop") {
     clearInterval(timer);
@@ -87,16 +91,23 @@ parentPort.postMessage({ type: "ready" });
 `;
 
 const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+/** `restartBytes`' default. */
+export const RESTART_BYTES = 64 * 1024 * 1024;
+/** How long `copyAll` waits for the worker at most (a copy behind a slow disk is abandoned). */
+const COPY_ALL_TIMEOUT_MS = 1000;
 
 /**
  * Copies a SQLite file's write-ahead log into the database from a worker thread with a connection
  * of its own, so that the writer's commits only append to the log: PASSIVE checkpoints (never
- * waiting for the writer or a reader) whenever `pages` pages wait; a log file grown past
- * `restartBytes` is reported for the writer to truncate. The writer's connection must have its own automatic checkpoints off meanwhile. A crash
- * mid-checkpoint loses nothing: the log stays authoritative until the copy is complete.
+ * waiting for the writer or a reader) whenever `pages` pages wait; a log grown past
+ * `restartBytes` is reported for the writer to have it started again (`copyAll`). The writer's
+ * connection must have its own automatic checkpoints off meanwhile. A crash mid-checkpoint loses
+ * nothing: the log stays authoritative until the copy is complete.
  */
 export class Checkpointer {
   readonly #worker: Worker;
+  /** The worker's answer to `copyAll`: 0 none yet, 1 the whole log copied, 2 not. */
+  readonly #copied = new Int32Array(new SharedArrayBuffer(4));
   readonly #waiting = new Map<number, () => void>();
   #next = 0;
   #stopped: Promise<void> | undefined;
@@ -115,7 +126,8 @@ export class Checkpointer {
         path,
         pages: options.pages ?? 1000,
         pollMs: options.pollMs ?? 20,
-        restartBytes: options.restartBytes ?? 64 * 1024 * 1024,
+        restartBytes: options.restartBytes ?? RESTART_BYTES,
+        done: this.#copied.buffer,
       },
     });
     this.#worker.unref();
@@ -152,6 +164,22 @@ export class Checkpointer {
     const done = new Promise<void>((resolve) => this.#waiting.set(id, resolve));
     this.#worker.postMessage({ type: "checkpoint", id });
     return done;
+  }
+
+  /**
+   * Has the worker copy the whole log into the database now (a PASSIVE checkpoint) and waits for
+   * it, blocking this thread at most `timeoutMs`: true when every frame of the log was copied, so
+   * that the next transaction of this thread's connection, begun before anything else is
+   * committed, starts the log again from its beginning. For a writer between its transactions,
+   * once the log is long (`onLongLog`): the copy is the worker's, only its wait is the writer's.
+   */
+  copyAll(timeoutMs = COPY_ALL_TIMEOUT_MS): boolean {
+    if (!this.running) return false;
+    Atomics.store(this.#copied, 0, 0);
+    this.#worker.postMessage({ type: "copyAll" });
+    Atomics.wait(this.#copied, 0, 0, timeoutMs);
+    // Too late (still 0): the answer that comes after is overwritten by the next request.
+    return Atomics.load(this.#copied, 0) === 1;
   }
 
   #settle(id: number): void {

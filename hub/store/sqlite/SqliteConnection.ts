@@ -1,6 +1,6 @@
 import Database from "better-sqlite3";
 import type { Clock, TimerHandle } from "../../../core/Clock.js";
-import { Checkpointer, type CheckpointerOptions } from "./Checkpointer.js";
+import { Checkpointer, RESTART_BYTES, type CheckpointerOptions } from "./Checkpointer.js";
 import { migrations } from "./migrations.js";
 import { TransactionGate } from "./TransactionGate.js";
 
@@ -61,7 +61,8 @@ export class SqliteConnection {
   /** Waiting for the pending checkpoint (`checkpointed()`). */
   #checkpointWaiters: (() => void)[] = [];
   #checkpointer: Checkpointer | undefined;
-  #truncating: ReturnType<typeof setTimeout> | undefined;
+  /** The checkpointer found the log long: start it again between two transactions (`#restartLog`). */
+  #restartWanted = false;
   #grouping: GroupCommitOptions | undefined;
   #group: CommitGroup | undefined;
   /** Transactions of the gate open now (outermost and nested). */
@@ -132,6 +133,7 @@ export class SqliteConnection {
       if (this.db.inTransaction) this.#control("ROLLBACK");
       group.reject(error);
     }
+    this.#restartLog();
   }
 
   #beginInGroup(options: GroupCommitOptions): void {
@@ -153,7 +155,10 @@ export class SqliteConnection {
 
   #commit(depth: number, durable: boolean): void {
     if (depth > 0) return this.#control(`RELEASE hub_tx_${depth}`);
-    if (!durable) return this.#control("COMMIT");
+    if (!durable) {
+      this.#control("COMMIT");
+      return this.#restartLog();
+    }
     try {
       this.#control("COMMIT");
     } finally {
@@ -279,34 +284,33 @@ export class SqliteConnection {
   }
 
   #startCheckpointer(path: string, options: true | CheckpointerOptions): void {
-    this.#checkpointer = new Checkpointer(path, options === true ? {} : options, {
+    const settings = options === true ? {} : options;
+    this.#checkpointer = new Checkpointer(path, settings, {
       // Back to SQLite's own checkpoints in the commit.
       onFailure: () => this.db.open && this.#autoCheckpoints(),
-      onLongLog: () => this.#truncateSoon(),
+      onLongLog: () => {
+        this.#restartWanted = true;
+        // Idle now (no transaction for a while): the next commit would be late.
+        if (!this.db.inTransaction) this.#restartLog();
+      },
     });
+    // The log's file, restarted, is cut back to about the length that asks for a restart.
+    this.db.pragma(`journal_size_limit = ${settings.restartBytes ?? RESTART_BYTES}`);
     this.#autoCheckpoints();
   }
 
   /**
-   * Copies what is left of a log grown too long and starts it again, empty (TRUNCATE), once no
-   * transaction is open: by this connection, the writer, so that no write of its own is refused
-   * meanwhile (it waits, by `busy_timeout`, for a copy the worker is making).
+   * Starts a log grown long (the checkpointer said so) again from its beginning, between two
+   * transactions: the worker copies what is left of it while this thread waits (`copyAll`), and
+   * this connection's next write, finding the log copied whole, writes from its start (SQLite's
+   * own restart, by the writer, under its lock). Nothing is copied on this thread, and the log
+   * is never truncated to nothing to grow again. Not copied whole (a reader, a slow disk): the
+   * worker reports the long log again after its next copy.
    */
-  #truncateSoon(): void {
-    if (this.#truncating || !this.db.open) return;
-    if (this.db.inTransaction) {
-      this.#truncating = setTimeout(() => {
-        this.#truncating = undefined;
-        this.#truncateSoon();
-      }, 1);
-      this.#truncating.unref();
-      return;
-    }
-    try {
-      this.db.pragma("wal_checkpoint(TRUNCATE)");
-    } catch {
-      // Busy: the worker reports the long log again after its next copy.
-    }
+  #restartLog(): void {
+    if (!this.#restartWanted || this.db.inTransaction || !this.#checkpointer) return;
+    this.#restartWanted = false;
+    this.#checkpointer.copyAll();
   }
 
   /** Whether the log is copied into the database by the background checkpointer now. */
@@ -454,8 +458,6 @@ export class SqliteConnection {
   close(): void {
     this.#checkpointer?.terminate();
     this.#checkpointer = undefined;
-    if (this.#truncating) clearTimeout(this.#truncating);
-    this.#truncating = undefined;
     this.groupCommits(undefined);
     if (this.#checkpoint) clearTimeout(this.#checkpoint);
     this.#checkpoint = undefined;

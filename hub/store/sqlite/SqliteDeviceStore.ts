@@ -13,6 +13,13 @@ import { StoreError } from "../StoreError.js";
 import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 import type { JsonObject } from "../../../core/json.js";
 import { storedJson } from "./storedJson.js";
+import {
+  DEVICE_COLUMNS,
+  DEVICE_PLACES,
+  DEVICE_UPSERT,
+  UPDATE_IF_UNCHANGED,
+  UPDATE_IF_UNCHANGED_SAME_SERIAL,
+} from "./deviceSql.js";
 
 export interface DeviceRow {
   uid: string;
@@ -118,31 +125,6 @@ export function locationText(details: DeviceDetails): string {
  * Parsed documents kept by device, with the text they were parsed from: an unchanged device is not
  * parsed again, and a changed one replaces its entry (a fleet's devices change at every session).
  */
-/** The devices table's columns a record fills, on both backends, in `deviceValues`'s order. */
-export const DEVICE_COLUMNS = `uid, project_uid, product_uid, serial_number, provisioned, last_activity, disabled,
-  sku, firmware_module, firmware_module_version, firmware_host, voltage, temperature, details,
-  location_text, public_key, connected, connectivity_assurance`;
-export const DEVICE_PLACES = Array.from({ length: 18 }, () => "?").join(", ");
-
-/** What writing a known device's record again changes (both backends). */
-export const DEVICE_UPSERT = `ON CONFLICT (uid) DO UPDATE SET product_uid = excluded.product_uid,
-  serial_number = excluded.serial_number, provisioned = excluded.provisioned,
-  last_activity = excluded.last_activity, disabled = excluded.disabled, sku = excluded.sku,
-  firmware_module = excluded.firmware_module, firmware_module_version = excluded.firmware_module_version,
-  firmware_host = excluded.firmware_host, voltage = excluded.voltage, temperature = excluded.temperature,
-  details = excluded.details, location_text = excluded.location_text, public_key = excluded.public_key,
-  connected = excluded.connected, connectivity_assurance = excluded.connectivity_assurance`;
-
-/**
- * A known device's columns and document written from a record (DEVICE_COLUMNS' values but the
- * first, its uid, left alone: setting a key makes SQLite check the tables referring to it; the
- * document, the uid), only if its document is still the one given last (else nothing changes).
- */
-const UPDATE_IF_UNCHANGED = `UPDATE devices SET ${DEVICE_COLUMNS.split(",")
-  .slice(1)
-  .map((column) => `${column.trim()} = ?`)
-  .join(", ")}, doc = ? WHERE uid = ? AND doc = ?`;
-
 /** A record's values for DEVICE_COLUMNS. */
 export function deviceValues(next: DeviceRecord): unknown[] {
   return [
@@ -267,8 +249,11 @@ export class SqliteDeviceStore implements DeviceStore {
     });
     const doc = existing === base ? JSON.stringify(next) : null;
     if (unless !== undefined) {
-      const [uid, ...values] = deviceValues(next);
-      if (this.sql.run(UPDATE_IF_UNCHANGED, ...values, doc, uid, unless).changes === 0) return undefined;
+      const [uid, , ...values] = deviceValues(next);
+      const sameSerial = next.serialNumber === base.serialNumber;
+      if (sameSerial) values.splice(1, 1); // serial_number, third of DEVICE_COLUMNS
+      const update = sameSerial ? UPDATE_IF_UNCHANGED_SAME_SERIAL : UPDATE_IF_UNCHANGED;
+      if (this.sql.run(update, ...values, doc, uid, unless).changes === 0) return undefined;
       return this.#parse(input.uid, doc!);
     }
     this.sql.run(

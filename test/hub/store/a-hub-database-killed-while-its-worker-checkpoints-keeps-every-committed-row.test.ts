@@ -9,14 +9,23 @@ import { Changes } from "../../support/waiting.js";
 
 const WRITER = fileURLToPath(new URL("./support/checkpointedWriter.ts", import.meta.url));
 
-/** Runs the writer until it has committed `rows` more rows and seen `checkpoints` checkpoints, then kills it (-9). */
-async function writeAndKill(path: string, rows: number, checkpoints: number): Promise<number[]> {
+/**
+ * Runs the writer until it has committed `rows` more rows, seen `checkpoints` checkpoints and the
+ * log started again from its beginning `restarts` times, then kills it (-9).
+ */
+async function writeAndKill(
+  path: string,
+  rows: number,
+  checkpoints: number,
+  restarts: number,
+): Promise<number[]> {
   const child = spawn(process.execPath, ["--import", "tsx", WRITER, path], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const changes = new Changes();
   const committed: number[] = [];
   let seen = 0;
+  let restarted = 0;
   let stderr = "";
   let buffered = "";
   child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
@@ -26,6 +35,7 @@ async function writeAndKill(path: string, rows: number, checkpoints: number): Pr
     buffered = lines.pop()!;
     for (const line of lines) {
       if (line === "checkpoint") seen++;
+      else if (line === "restart") restarted++;
       else if (line.startsWith("n ")) committed.push(Number(line.slice(2)));
     }
     changes.fire();
@@ -35,8 +45,9 @@ async function writeAndKill(path: string, rows: number, checkpoints: number): Pr
   );
   void exited.then(changes.fire);
   await changes.until(
-    () => child.exitCode !== null || (committed.length >= rows && seen >= checkpoints),
-    `${rows} rows committed and ${checkpoints} checkpoints`,
+    () =>
+      child.exitCode !== null || (committed.length >= rows && seen >= checkpoints && restarted >= restarts),
+    `${rows} rows committed, ${checkpoints} checkpoints and ${restarts} restarts of the log`,
     60_000,
   );
   expect(child.exitCode, stderr).toBeNull();
@@ -47,7 +58,8 @@ async function writeAndKill(path: string, rows: number, checkpoints: number): Pr
 
 /**
  * A hub database whose log a worker thread copies into the database all the time, killed with
- * SIGKILL (the worker most likely in the middle of a copy): opened again, it holds every row
+ * SIGKILL (the worker most likely in the middle of a copy), after its log (past 1 MiB) has been
+ * started again from its beginning a few times: opened again, it holds every row
  * whose commit had returned, and SQLite finds it intact. Three times over the same file.
  */
 describe("a hub database killed while its worker checkpoints", () => {
@@ -61,7 +73,7 @@ describe("a hub database killed while its worker checkpoints", () => {
     const path = join(dir, "hub.db");
     const committed: number[] = [];
     for (let round = 0; round < 3; round++) {
-      committed.push(...(await writeAndKill(path, 150, 10)));
+      committed.push(...(await writeAndKill(path, 150, 10, 2)));
       const sql = new SqliteConnection(path);
       try {
         expect(sql.db.pragma("integrity_check", { simple: true })).toBe("ok");

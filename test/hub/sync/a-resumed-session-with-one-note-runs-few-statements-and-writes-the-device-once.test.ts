@@ -70,7 +70,7 @@ describe("a resumed session with one note", () => {
     expect(messages).toEqual(["open"]);
     expect(count("BEGIN")).toBe(1);
     // Its row and document together, over the record the open read (no read of it again).
-    expect(count("INSERT INTO devices") + count("UPDATE devices SET project_uid = ?")).toBe(1);
+    expect(count("INSERT INTO devices") + count("UPDATE devices SET product_uid = ?")).toBe(1);
     expect(count("UPDATE devices SET doc")).toBe(0);
     // Read once: the firmware offer of nothing takes the open's record and variables, in no
     // nested unit of its own.
