@@ -24,7 +24,7 @@ import { TestServices } from "../hub/support/servicesFixture.js";
  * names it here instead of the old one, and the old one keeps being checked below: its messages
  * still read and accepted, and its replies still carrying what its module reads.
  */
-const ANSWERED_AS_RECORDED = ["v1-folded-sessions/two-sessions.jsonl"];
+const ANSWERED_AS_RECORDED = ["v1-time-ordered-sessions/two-sessions.jsonl"];
 
 const FIXTURES = join(import.meta.dirname, "..", "fixtures", "sync");
 
