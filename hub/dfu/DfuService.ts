@@ -28,6 +28,7 @@ import type {
 import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
+import { deviceVariables, variableOf } from "../sync/deviceEnvironment.js";
 import { ACTIVE, DFU_ENV_VARS, offersNothing, TYPE_OF, type VariableOf } from "./firmwareOffer.js";
 import type { FirmwareService } from "./FirmwareService.js";
 
@@ -234,16 +235,21 @@ export class DfuService {
   async #firmware(who: DfuDevice): Promise<FirmwareReply> {
     const device = await this.#device(who);
     const reply: { -readonly [K in keyof FirmwareReply]: FirmwareReply[K] } = { v: PROTOCOL_VERSION };
+    const vars = await deviceVariables(this.store, device);
     for (const target of DFU_TARGETS) {
-      const image = await this.#wanted(device, TYPE_OF[target]);
+      const image = await this.#wanted(device, TYPE_OF[target], (key) => variableOf(vars, key));
       if (image) reply[target] = describe(image);
     }
     return reply;
   }
 
   /** The image the device should take now, opening or ending requests as the variables say. */
-  async #wanted(device: DeviceRecord, type: FirmwareType): Promise<FirmwareRecord | undefined> {
-    const name = await this.#variable(device, DFU_ENV_VARS[type]);
+  async #wanted(
+    device: DeviceRecord,
+    type: FirmwareType,
+    variable: VariableOf,
+  ): Promise<FirmwareRecord | undefined> {
+    const name = variable(DFU_ENV_VARS[type]);
     const latest = await this.store.firmware.latestRequest(device.projectUid, device.uid, type);
     if (name === undefined) {
       if (latest && ACTIVE.has(latest.state)) {
@@ -272,21 +278,6 @@ export class DfuService {
     }
     await this.#open(device, type, image, "env", latest);
     return image;
-  }
-
-  /** The value of a variable for the device: its own, else its fleets' (in UID order), else the project's. */
-  async #variable(device: DeviceRecord, key: string): Promise<string | undefined> {
-    const find = async (scope: { kind: "device" | "fleet" | "project"; uid: string }) => {
-      const value = (await this.store.env.get(scope)).find((v) => v.key === key)?.value.trim();
-      return value === "" ? undefined : value;
-    };
-    const own = await find({ kind: "device", uid: device.uid });
-    if (own !== undefined) return own;
-    for (const fleet of [...device.fleetUids].sort()) {
-      const value = await find({ kind: "fleet", uid: fleet });
-      if (value !== undefined) return value;
-    }
-    return find({ kind: "project", uid: device.projectUid });
   }
 
   #requestBase(
