@@ -29,7 +29,7 @@ import type { HubStore } from "../store/HubStore.js";
 import type { DeviceRecord } from "../store/records.js";
 import { StoreError } from "../store/StoreError.js";
 import { deviceVariables, variableOf } from "../sync/deviceEnvironment.js";
-import { ACTIVE, DFU_ENV_VARS, offersNothing, TYPE_OF, type VariableOf } from "./firmwareOffer.js";
+import { ACTIVE, DFU_ENV_VARS, isQuiet, offersNothing, TYPE_OF, type VariableOf } from "./firmwareOffer.js";
 import type { FirmwareService } from "./FirmwareService.js";
 
 export { DFU_ENV_VARS, TARGET_OF, TYPE_OF } from "./firmwareOffer.js";
@@ -251,14 +251,12 @@ export class DfuService {
   ): Promise<FirmwareRecord | undefined> {
     const name = variable(DFU_ENV_VARS[type]);
     const latest = await this.store.firmware.latestRequest(device.projectUid, device.uid, type);
+    if (isQuiet(name, latest)) return undefined;
     if (name === undefined) {
-      if (latest && ACTIVE.has(latest.state)) {
-        await this.#end(latest, "cancelled", `${DFU_ENV_VARS[type]} no longer names an image`);
-      }
+      await this.#end(latest!, "cancelled", `${DFU_ENV_VARS[type]} no longer names an image`);
       return undefined;
     }
     if (latest && latest.filename === name) {
-      if (!ACTIVE.has(latest.state)) return undefined;
       const image = await this.store.firmware.getImage(device.projectUid, type, name);
       if (!image) await this.#end(latest, "failed", `firmware ${name} does not exist`);
       return image;

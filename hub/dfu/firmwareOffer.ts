@@ -31,9 +31,19 @@ export async function offersNothing(
     const type = TYPE_OF[target];
     const name = variable(DFU_ENV_VARS[type]);
     const latest = await store.firmware.latestRequest(device.projectUid, device.uid, type);
-    const active = latest !== undefined && ACTIVE.has(latest.state);
-    const quiet = name === undefined ? !active : latest?.filename === name && !active;
-    if (!quiet) return false;
+    if (!isQuiet(name, latest)) return false;
   }
   return true;
+}
+
+/**
+ * Whether the variable's value (`name`, undefined when unset) leaves a type's firmware as it is:
+ * no image offered and no request opened or ended, given the device's latest request of the type.
+ */
+export function isQuiet(
+  name: string | undefined,
+  latest: { filename: string; state: string } | undefined,
+): boolean {
+  if (latest !== undefined && ACTIVE.has(latest.state)) return false;
+  return name === undefined || latest?.filename === name;
 }
