@@ -288,7 +288,7 @@ export class Notebox {
     const end = file.indexAfter(change);
     if (end === 0) return 0;
     const tx = this.#transactions.current();
-    const removed = file.ordered.slice(0, end);
+    const removed = file.orderedSlice(0, end);
     let tombstones = 0;
     for (const note of removed) {
       file.notes.delete(note.id);

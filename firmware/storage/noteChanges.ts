@@ -20,23 +20,23 @@ export interface ChangeBatch {
  * Seeks to `since` by binary search, so a tracker near the end of a long notefile costs little.
  */
 export function collectChanges(file: Notefile, since: number, max: number, deleted: boolean): ChangeBatch {
-  const ordered = file.ordered;
+  const count = file.orderedCount;
   const from = file.indexAfter(since);
   if (deleted || file.tombstones === 0) {
     // Every note after the position counts: no need to look at them all.
-    const end = Math.min(ordered.length, from + max);
-    const next = ordered[end];
+    const end = Math.min(count, from + max);
+    const next = file.orderedAt(end);
     return {
-      notes: ordered.slice(from, end),
-      pending: ordered.length - from,
+      notes: file.orderedSlice(from, end),
+      pending: count - from,
       position: next ? next.change - 1 : file.meta.ctr,
     };
   }
   const notes: Note[] = [];
   let pending = 0;
   let next: Note | undefined;
-  for (let i = from; i < ordered.length; i++) {
-    const note = ordered[i]!;
+  for (let i = from; i < count; i++) {
+    const note = file.orderedAt(i)!;
     if (note.deleted && !deleted) continue;
     pending++;
     if (notes.length < max) notes.push(note);
@@ -47,11 +47,11 @@ export function collectChanges(file: Notefile, since: number, max: number, delet
 
 /** How many changes after `since` are pending in `file` (tombstones only when asked). */
 export function countChanges(file: Notefile, since: number, tombstones: boolean): number {
-  const ordered = file.ordered;
+  const count = file.orderedCount;
   const from = file.indexAfter(since);
   if (from === 0) return tombstones ? file.notes.size : file.total;
-  if (tombstones || file.tombstones === 0) return ordered.length - from;
+  if (tombstones || file.tombstones === 0) return count - from;
   let n = 0;
-  for (let i = from; i < ordered.length; i++) if (!ordered[i]!.deleted) n++;
+  for (let i = from; i < count; i++) if (!file.orderedAt(i)!.deleted) n++;
   return n;
 }

@@ -85,7 +85,6 @@ export function purgeTombstones(notebox: Notebox, file: Notefile): void {
   }
   if (file.kind.direction !== "local")
     seen = Math.min(seen, notebox.trackerPosition(SYNC_TRACKER, file.name) ?? 0);
-  const ordered = file.ordered;
-  const purge = ordered.slice(0, file.indexAfter(seen)).filter((note) => note.deleted);
+  const purge = file.orderedSlice(0, file.indexAfter(seen)).filter((note) => note.deleted);
   for (const note of purge) notebox.removeNote(file, note.id);
 }
