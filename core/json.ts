@@ -37,23 +37,49 @@ export function canonicalJson(value: unknown): string {
     }
     return `${text}]`;
   }
-  const keys = sortedKeys(value);
+  layoutOf(value);
+  // Read before the members are written: a member that is an object lays out its own keys.
+  const sorted = lastSorted;
+  const names = lastNames;
   let text = "{";
-  for (const key of keys) {
-    const member = (value as Record<string, unknown>)[key];
+  for (let i = 0; i < sorted.length; i++) {
+    const member = (value as Record<string, unknown>)[sorted[i]!];
     if (member === undefined) continue;
     if (text.length > 1) text += ",";
-    text += `${JSON.stringify(key)}:${canonicalJson(member)}`;
+    text += names[i]! + canonicalJson(member);
   }
   return `${text}}`;
 }
 
 /**
- * An object's own keys in `Array.prototype.sort` order. A body's few keys are sorted in place by
+ * The keys of the last object `canonicalJson` wrote, as `Object.keys` gave them, then sorted, and
+ * each sorted key's JSON text with its colon. The bodies of a batch of notes mostly have the same
+ * keys in the same order: the next one's keys are compared with these (the same strings, so equal
+ * at once), and the sorting and the keys' JSON written again only when they differ.
+ */
+let lastKeys: readonly string[] = [];
+let lastSorted: readonly string[] = [];
+let lastNames: readonly string[] = [];
+
+function layoutOf(value: object): void {
+  const keys = Object.keys(value);
+  if (sameStrings(keys, lastKeys)) return;
+  lastKeys = keys;
+  lastSorted = sortedKeys(keys.slice());
+  lastNames = lastSorted.map((key) => `${JSON.stringify(key)}:`);
+}
+
+function sameStrings(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/**
+ * `keys` sorted in place, in `Array.prototype.sort` order. A body's few keys are sorted by
  * insertion, which allocates nothing (the built-in sort copies its array first).
  */
-function sortedKeys(value: object): string[] {
-  const keys = Object.keys(value);
+function sortedKeys(keys: string[]): string[] {
   if (keys.length > 16) return keys.sort();
   for (let i = 1; i < keys.length; i++) {
     const key = keys[i]!;

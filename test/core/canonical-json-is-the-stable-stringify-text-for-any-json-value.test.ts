@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import stableStringify from "fast-json-stable-stringify";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { canonicalJson } from "../../core/json.js";
 
 describe("canonicalJson", () => {
@@ -28,5 +28,45 @@ describe("canonicalJson", () => {
     );
     expect(canonicalJson({ b: undefined, a: [undefined, 1] })).toBe('{"a":[null,1]}');
     expect(canonicalJson(undefined)).toBe("null");
+  });
+
+  it("writes objects of one layout after another, nested ones and other orders between them, as the package does", () => {
+    const keys = ["temp", "humidity", "seq", "site", "a", "__proto__"];
+    const member = fc.oneof(fc.jsonValue({ maxDepth: 1 }), fc.constant(undefined));
+    const object = fc
+      .tuple(fc.shuffledSubarray(keys, { minLength: 1 }), fc.array(member, { minLength: 6, maxLength: 6 }))
+      .map(([names, values]) => {
+        const out: Record<string, unknown> = {};
+        names.forEach((name, i) => Object.defineProperty(out, name, { value: values[i], enumerable: true }));
+        return out;
+      });
+    fc.assert(
+      fc.property(
+        fc.array(fc.oneof(object, fc.record({ inner: object, list: fc.array(object) }))),
+        (bodies) => {
+          for (const body of bodies) expect(canonicalJson(body)).toBe(stableStringify(body));
+          expect(canonicalJson(bodies)).toBe(stableStringify(bodies));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it("sorts a batch's bodies of one layout and writes their keys' JSON once, not once a body", () => {
+    const bodies = Array.from({ length: 100 }, (_, i) => ({
+      temp: 20 + i / 10,
+      humidity: 40,
+      seq: i,
+      site: "s",
+    }));
+    const stringify = vi.spyOn(JSON, "stringify");
+    try {
+      const texts = bodies.map((body) => canonicalJson(body));
+      expect(texts[7]).toBe('{"humidity":40,"seq":7,"site":"s","temp":20.7}');
+      const keyCalls = stringify.mock.calls.filter(([value]) => value === "temp" || value === "seq");
+      expect(keyCalls.length).toBe(2);
+    } finally {
+      stringify.mockRestore();
+    }
   });
 });
