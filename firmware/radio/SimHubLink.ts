@@ -1,5 +1,6 @@
 import type { Clock } from "../../core/Clock.js";
 import { utf8Length } from "../../core/bytes.js";
+import { jsonRoundTrip } from "../../core/json.js";
 import { startsSession, type ProtocolReply, type ProtocolRequest } from "../../protocol/messages.js";
 import { FaultyHubLink, type LinkFault } from "./FaultyHubLink.js";
 import { HubLinkError, type Exchanged, type HubLink } from "./HubLink.js";
@@ -61,10 +62,11 @@ export class SimHubLink implements HubLink {
 
   async #deliver(request: ProtocolRequest): Promise<Exchanged> {
     await this.#latency(this.#radio?.state().latencyMs ?? 0);
-    const sent = JSON.stringify(request);
-    const sentBytes = utf8Length(sent);
-    const replied = JSON.stringify(await this.#respond(JSON.parse(sent) as ProtocolRequest, sentBytes));
-    return { reply: JSON.parse(replied) as ProtocolReply, sent: sentBytes, received: utf8Length(replied) };
+    // The text counts the bytes; each end gets the copy parsing it would give (jsonRoundTrip).
+    const sentBytes = utf8Length(JSON.stringify(request));
+    const reply = await this.#respond(jsonRoundTrip(request) as ProtocolRequest, sentBytes);
+    const received = utf8Length(JSON.stringify(reply));
+    return { reply: jsonRoundTrip(reply) as ProtocolReply, sent: sentBytes, received };
   }
 
   #latency(ms: number): Promise<void> {
