@@ -177,10 +177,10 @@ function roundTripCopy(value: unknown): unknown {
       const prototype: unknown = Object.getPrototypeOf(value);
       if (prototype === Array.prototype && !("toJSON" in value)) {
         const items = value as readonly unknown[];
-        const out: unknown[] = new Array<unknown>(items.length);
+        const out: unknown[] = []; // pushed, not sized: a packed array, as JSON.parse makes
         for (let i = 0; i < items.length; i++) {
           const item = items[i];
-          out[i] = leftOut(item) ? null : roundTripCopy(item);
+          out.push(leftOut(item) ? null : roundTripCopy(item));
         }
         return out;
       }
