@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../core/json.js";
 import type {
   OpenReply,
   ProtocolReply,
@@ -224,7 +225,8 @@ export class SessionRunner {
     }
     // What the session's steps ask the open to carry (the DFU step: the hub's firmware offer).
     const steps = this.#hooks.steps();
-    const fields = Object.assign({}, ...steps.map((step) => step.open?.()));
+    const fields: JsonObject = {};
+    for (const step of steps) Object.assign(fields, step.open?.());
     const mode = () => this.#hooks.mode();
     // The open carries the first push, and the close when no step has anything to send.
     const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
@@ -260,17 +262,18 @@ export class SessionRunner {
 
   #report(session: Session, ok: boolean, linkFailure: boolean): void {
     const state = this.#state;
-    const outcome: SessionOutcome = {
+    const outcome: { -readonly [K in keyof SessionOutcome]: SessionOutcome[K] } = {
       why: session.why,
       started: session.started,
       ended: state.module.clock.now(),
       ok,
-      ...(ok ? {} : { error: state.error ?? "sync failed" }),
-      ...(linkFailure ? { linkFailure } : {}),
-      ...(session.connectFailure ? { connectFailure: session.connectFailure } : {}),
       traffic: session.traffic,
       held: state.held !== undefined,
     };
+    if (!ok) outcome.error = state.error ?? "sync failed";
+    if (linkFailure) outcome.linkFailure = linkFailure;
+    if (session.connectFailure) outcome.connectFailure = session.connectFailure;
+    if (session.ended) outcome.kept = true;
     this.#hooks.outcome(outcome);
   }
 
