@@ -230,13 +230,14 @@ export class SessionRunner {
     const mode = () => this.#hooks.mode();
     // The open carries the first push, and the close when no step has anything to send.
     const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
-    const folds: OpenFolds = {
+    const folds: { -readonly [K in keyof OpenFolds]: OpenFolds[K] } = {
       push: session.push,
       first: () => this.#keep(session),
-      ...(quiet
-        ? { close: { why: SYNC_COMPLETE, pull: session.pullAll }, ended: () => this.#end(session) }
-        : {}),
     };
+    if (quiet) {
+      folds.close = { why: SYNC_COMPLETE, pull: session.pullAll };
+      folds.ended = () => this.#end(session);
+    }
     const open = await openWithHub(state, session.why, session.traffic, mode, fields, folds).catch(
       (error: unknown) => {
         // The hub did not answer the connection (a refusal is no connect failure).

@@ -209,7 +209,7 @@ export class SyncSchedule {
       candidates.push({ at: this.#temporaryUntil, why: "temporary-end" });
     const connecting: NextSync[] = [];
     if (mode === "continuous") {
-      if (!engine.isOnline && !engine.status().running) {
+      if (!engine.isOnline && !engine.running) {
         connecting.push({ at: Math.max(now, this.#retryAt), why: "continuous" });
       } else if (engine.isOnline && !this.temporary && this.#heldSince !== undefined) {
         const minutes = hubSettings(host).duration ?? DEFAULT_DURATION_MINUTES;
@@ -227,7 +227,7 @@ export class SyncSchedule {
       }
       this.#hadPending = pending;
       if (due.inbound !== undefined) connecting.push({ at: due.inbound, why: "inbound" });
-      if (host.syncRequests().size > 0 && !engine.status().running) connecting.push({ at: now, why: "note" });
+      if (host.syncRequests().size > 0 && !engine.running) connecting.push({ at: now, why: "note" });
     }
     const box = this.penalty.boxed(now);
     for (const c of connecting) {
