@@ -8,11 +8,22 @@ import type { RecoveryReport } from "./storage/KvStore.js";
 import type { Notebox } from "./storage/Notebox.js";
 import type { IdentityRecord, KeyRecord } from "./sync/SyncEngine.js";
 
+/**
+ * The identity record joined with the key record, per identity record: configuration records are
+ * replaced, never changed in place, so the pair read at every session is joined once.
+ */
+const joined = new WeakMap<IdentityRecord, { readonly key: KeyRecord; readonly record: IdentityRecord }>();
+
 /** The module's identity as its flash keeps it: the DeviceUID, with its key pair once it has one. */
 export function readIdentity(box: Notebox): IdentityRecord {
   const identity = box.config<IdentityRecord>(CARD_KEYS.identity) ?? { device: "" };
   const key = box.config<KeyRecord>(CARD_KEYS.key);
-  return key ? { ...identity, key } : identity;
+  if (!key) return identity;
+  const known = joined.get(identity);
+  if (known?.key === key) return known.record;
+  const record = { ...identity, key };
+  joined.set(identity, { key, record });
+  return record;
 }
 
 /**

@@ -72,18 +72,22 @@ export function effectivePeriods(module: ModuleCore): { inbound: number; outboun
   const settings = hubSettings(module);
   const mode = effectiveMode(settings, module.voltage.now().usb);
   if (mode !== "periodic" && mode !== "continuous") return { inbound: 0, outbound: 0 };
-  let state: string | undefined;
-  const pick = (plain: number | undefined, variable: string | undefined): number => {
-    if (variable) {
-      const parsed = VoltageVariable.parse(variable, "integer");
-      state ??= supplyState(module);
-      const value = parsed instanceof VoltageVariable ? parsed.valueFor(state) : undefined;
-      if (value !== undefined) return value;
-    }
-    return plain ?? 0;
-  };
+  // Most modules set no voltage variable: the plain periods, no closure made (the schedule asks often).
+  if (!settings.vinbound && !settings.voutbound)
+    return { inbound: settings.inbound ?? 0, outbound: settings.outbound ?? 0 };
+  const state = supplyState(module);
   return {
-    inbound: pick(settings.inbound, settings.vinbound),
-    outbound: pick(settings.outbound, settings.voutbound),
+    inbound: periodFor(settings.inbound, settings.vinbound, state),
+    outbound: periodFor(settings.outbound, settings.voutbound, state),
   };
+}
+
+/** A period: the voltage variable's value for the supply's `state` when it names one, else the plain one. */
+function periodFor(plain: number | undefined, variable: string | undefined, state: string): number {
+  if (variable) {
+    const parsed = VoltageVariable.parse(variable, "integer");
+    const value = parsed instanceof VoltageVariable ? parsed.valueFor(state) : undefined;
+    if (value !== undefined) return value;
+  }
+  return plain ?? 0;
 }

@@ -138,18 +138,19 @@ export class EnergyMeter {
 
   report(): EnergyReport {
     const c = this.counters();
-    return { ...c, mah: c.sessionMah + c.radioMah + c.dataMah + c.idleMah, rates: this.rates };
+    return { ...c, mah: totalMah(c), rates: this.rates };
   }
 
-  /** The `hp_*` counters and the charge used, as session records carry them. */
+  /** The `hp_*` counters and the charge used, as session records carry them (read in place: no copies). */
   sessionFields(): SessionEnergy {
-    const r = this.report();
+    this.#settle(this.#clock.now());
+    const c = this.#counters;
     return {
-      hp_secs_total: Math.round(r.radioOnMs / 1000),
-      hp_secs_data: Math.round(r.dataRadioOnMs / 1000),
-      hp_cycles_total: r.sessions,
-      hp_cycles_data: r.dataSessions,
-      power_mah: Math.round(r.mah * 1000) / 1000,
+      hp_secs_total: Math.round(c.radioOnMs / 1000),
+      hp_secs_data: Math.round(c.dataRadioOnMs / 1000),
+      hp_cycles_total: c.sessions,
+      hp_cycles_data: c.dataSessions,
+      power_mah: Math.round(totalMah(c) * 1000) / 1000,
     };
   }
 
@@ -174,6 +175,11 @@ export class EnergyMeter {
     if (data) c.dataRadioOnMs += ms;
     c.radioMah += (ms / MS_PER_HOUR) * this.rates.radioOnMa;
   }
+}
+
+/** All charge used, mAh. */
+function totalMah(c: EnergyCounters): number {
+  return c.sessionMah + c.radioMah + c.dataMah + c.idleMah;
 }
 
 /** Rates from defaults and overrides, each checked (>= 0). */

@@ -42,18 +42,14 @@ export class ModuleEnergy {
         bytes: outcome.traffic.bytes_sent + outcome.traffic.bytes_received,
       });
     // A session that ends well is charged and saved in the turn that keeps its end; the others
-    // (failed ones) when their outcome is told, and saved in a turn of their own.
-    let charged: SessionOutcome["traffic"] | undefined;
+    // (failed ones, whose end was not kept) when their outcome is told, and saved in a turn of
+    // their own.
     sync.onEnd((outcome) => {
       charge(outcome);
       this.#save(meter);
-      charged = outcome.traffic;
     });
     sync.onSession((outcome) => {
-      if (charged === outcome.traffic) {
-        charged = undefined;
-        return;
-      }
+      if (outcome.kept) return;
       charge(outcome);
       background(() => this.#save(meter));
     });

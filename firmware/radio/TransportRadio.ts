@@ -98,15 +98,21 @@ export class TransportRadio implements RadioConditions {
   /** The technology carrying sessions now (undefined: none covered). */
   technology(): Technology | undefined {
     const { method, seconds } = this.setting();
-    const order = (TRANSPORT_ORDER[method] ?? TRANSPORT_ORDER[defaultTransport(this.variant)]!).filter((t) =>
-      this.#has(t),
-    );
-    const covered = order.filter((t) => this.#covers(t));
+    // One pass over the order (every session asks, several times): the first technology the
+    // module has, the first of them covered, and whether the fallback in force is covered.
+    let first: Technology | undefined;
+    let chosen: Technology | undefined;
+    let fallbackCovered = false;
+    for (const t of TRANSPORT_ORDER[method] ?? TRANSPORT_ORDER[defaultTransport(this.variant)]!) {
+      if (!this.#has(t)) continue;
+      first ??= t;
+      if (!this.#covers(t)) continue;
+      chosen ??= t;
+      if (t === this.#fallback) fallbackCovered = true;
+    }
     const now = this.clock.now();
-    if (this.#fallback && now < this.#fallbackUntil && covered.includes(this.#fallback))
-      return this.#fallback;
-    const chosen = covered[0];
-    if (chosen !== undefined && chosen !== order[0]) {
+    if (this.#fallback && now < this.#fallbackUntil && fallbackCovered) return this.#fallback;
+    if (chosen !== undefined && chosen !== first) {
       if (this.#fallback !== chosen) this.#fallbackUntil = now + Math.max(0, seconds) * 1000;
       this.#fallback = chosen;
     } else this.#fallback = undefined;

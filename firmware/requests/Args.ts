@@ -9,6 +9,9 @@ function jsonType(value: unknown): string {
   return "object";
 }
 
+/** Fields the dispatcher reads for every request. */
+const DISPATCHED: ReadonlySet<string> = new Set(["req", "cmd", "id", "crc"]);
+
 /**
  * Typed access to the fields of one request. A field of the wrong JSON type is an `{io}` error
  * worded like the module's own JSON decoder; `null` counts as absent. Unknown fields are
@@ -17,7 +20,8 @@ function jsonType(value: unknown): string {
  */
 export class Args {
   readonly #req: JsonObject;
-  readonly #read = new Set<string>(["req", "cmd", "id", "crc"]);
+  /** Fields the request has that a handler read (a field it lacks needs no note). */
+  readonly #read = new Set<string>();
 
   constructor(req: JsonObject) {
     this.#req = req;
@@ -33,8 +37,7 @@ export class Args {
   }
 
   #get(name: string, type: string): unknown {
-    this.#read.add(name);
-    const v = this.#req[name];
+    const v = this.#note(name);
     if (v === undefined || v === null) return undefined;
     if (jsonType(v) !== type) throw wrongFieldType(jsonType(v));
     return v;
@@ -80,8 +83,7 @@ export class Args {
 
   /** A field that may be a string or an object (e.g. `hub.set` `version`). */
   stringOrObject(name: string): string | JsonObject | undefined {
-    this.#read.add(name);
-    const v = this.#req[name];
+    const v = this.#note(name);
     if (v === undefined || v === null) return undefined;
     if (typeof v === "string" || isJsonObject(v)) return v;
     throw wrongFieldType(jsonType(v));
@@ -89,6 +91,13 @@ export class Args {
 
   /** Fields present in the request that no handler read. */
   unread(): string[] {
-    return Object.keys(this.#req).filter((k) => !this.#read.has(k));
+    return Object.keys(this.#req).filter((k) => !DISPATCHED.has(k) && !this.#read.has(k));
+  }
+
+  /** The field's value, the field noted as read when the request has it. */
+  #note(name: string): unknown {
+    const v = this.#req[name];
+    if (v !== undefined || Object.hasOwn(this.#req, name)) this.#read.add(name);
+    return v;
   }
 }

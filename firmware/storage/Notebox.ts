@@ -3,6 +3,7 @@ import type { KvStore, RecoveryReport, StorageUsage } from "./KvStore.js";
 import { KvTransactions, type SuspendedTransaction } from "./KvTransactions.js";
 import type { Note, NotefileMeta } from "./Note.js";
 import { Notefile } from "./Notefile.js";
+import { encodeUtf8 } from "../../core/bytes.js";
 import { notefileKind } from "../../core/NotefileKind.js";
 import { TemplateNoteCodec } from "./TemplateNoteCodec.js";
 
@@ -27,9 +28,8 @@ export function withChange(note: Omit<Note, "change">, change: number): Note {
   return stored;
 }
 
-const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-const json = (value: unknown) => encoder.encode(JSON.stringify(value));
+const json = (value: unknown) => encodeUtf8(JSON.stringify(value));
 const unjson = (bytes: Uint8Array): unknown => JSON.parse(decoder.decode(bytes));
 
 /** Splits a record key into its kind and name parts (used by `flash inspect` too). */

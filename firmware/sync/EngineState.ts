@@ -51,15 +51,17 @@ export class EngineState {
 
   /** What `hub.sync.status`, `hub.status` and `card.status` report. */
   report(running: boolean): SyncStatus {
-    return {
+    // Member by member in this order (no spreads: on Node 20 a spread that adds members is slow).
+    const report: { -readonly [K in keyof SyncStatus]?: SyncStatus[K] } = {
       status: this.status,
       running,
       connected: this.connected,
-      ...(this.requestedAt !== undefined ? { requestedAt: this.requestedAt } : {}),
-      ...(this.completedAt !== undefined ? { completedAt: this.completedAt } : {}),
-      alert: this.alert,
-      ...(this.error !== undefined ? { error: this.error } : {}),
     };
+    if (this.requestedAt !== undefined) report.requestedAt = this.requestedAt;
+    if (this.completedAt !== undefined) report.completedAt = this.completedAt;
+    report.alert = this.alert;
+    if (this.error !== undefined) report.error = this.error;
+    return report as SyncStatus;
   }
 
   /** What a `close` adds: the deletions made for the hub in this session, when there were any. */

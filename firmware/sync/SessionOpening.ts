@@ -74,29 +74,31 @@ export async function openWithHub(
     };
   });
   const close = first.last ? folds.close : undefined;
-  const opening = (): OpenRequest => ({
-    ...fields,
-    v: PROTOCOL_VERSION,
-    type: "open",
-    device: start.device,
-    product: start.product,
-    why,
-    tracker: start.tracker,
-    context: start.context,
-    ...(first.batch ? { push: first.batch } : {}),
+  // Member by member, in the order of `{ ...fields, v, type, ... }` (no spread copies).
+  const opening = (): OpenRequest => {
+    const request: Record<string, unknown> = Object.assign({}, fields);
+    request["v"] = PROTOCOL_VERSION;
+    request["type"] = "open";
+    request["device"] = start.device;
+    request["product"] = start.product;
+    request["why"] = why;
+    request["tracker"] = start.tracker;
+    request["context"] = start.context;
+    if (first.batch) request["push"] = first.batch;
     // The module's count so far (a hello, a refused ticket): the hub adds the open's own.
-    ...(close ? { close: { ...close, usage: { ...traffic } } } : {}),
-  });
+    if (close) request["close"] = { why: close.why, pull: close.pull, usage: { ...traffic } };
+    return request as OpenRequest;
+  };
   const ticket = usableTicket(state, start);
   let open: OpenReply | undefined;
   if (ticket) {
-    open = await exchange<OpenReply>(module, { ...opening(), ticket: ticket.text }, traffic).catch(
-      (error) => {
-        if (!(error instanceof SyncFailure) || !FALL_BACK.test(error.message)) throw error;
-        state.ticket = undefined;
-        return undefined;
-      },
-    );
+    const request = opening() as OpenRequest & { ticket?: string };
+    request.ticket = ticket.text;
+    open = await exchange<OpenReply>(module, request, traffic).catch((error) => {
+      if (!(error instanceof SyncFailure) || !FALL_BACK.test(error.message)) throw error;
+      state.ticket = undefined;
+      return undefined;
+    });
   }
   open ??= await provenOpen(state, start, opening, traffic);
   await module.exclusive(() => {
@@ -295,22 +297,53 @@ function deleteNotefiles(module: SyncHost, names: readonly string[]): readonly s
 export function applyEnvironment(module: SyncHost, env: DeviceEnvironment): void {
   const box = module.notebox;
   const previous = box.config<HubEnvironment>(ENV_KEYS.hub);
-  const next: HubEnvironment = {
+  // Most sessions: no environment on either side, or the same one (compared without copies).
+  if (emptyEnvironment(previous) && emptyEnvironment(env)) return;
+  if (
+    previous !== undefined &&
+    sameLayer(previous.device, env.device) &&
+    sameLayer(previous.fleet, env.fleet) &&
+    sameLayer(previous.project, env.project)
+  )
+    return;
+  box.setConfig(ENV_KEYS.hub, {
     device: { ...env.device },
     fleet: { ...env.fleet },
     project: { ...env.project },
-    time: previous?.time ?? 0,
-  };
-  const same =
-    previous !== undefined &&
-    JSON.stringify([previous.device ?? {}, previous.fleet ?? {}, previous.project ?? {}]) ===
-      JSON.stringify([next.device, next.fleet, next.project]);
-  if (same) return;
-  const empty = (h: HubEnvironment | undefined) =>
-    !h || [h.device, h.fleet, h.project].every((s) => !s || Object.keys(s).length === 0);
-  if (empty(previous) && empty(next)) return;
-  box.setConfig(ENV_KEYS.hub, { ...next, time: Math.max(env.modified, module.noteTime()) });
+    time: Math.max(env.modified, module.noteTime()),
+  });
   module.attn.trigger("env");
+}
+
+type Layer = Readonly<Record<string, unknown>> | undefined;
+
+function emptyEnvironment(
+  h: { readonly device?: Layer; readonly fleet?: Layer; readonly project?: Layer } | undefined,
+): boolean {
+  return !h || (emptyLayer(h.device) && emptyLayer(h.fleet) && emptyLayer(h.project));
+}
+
+function emptyLayer(layer: Layer): boolean {
+  if (!layer) return true;
+  for (const _ in layer) return false;
+  return true;
+}
+
+/** The same variables in the same order with the same values (as their JSON texts would be). */
+function sameLayer(kept: Layer, now: Layer): boolean {
+  const a = kept ?? {};
+  const b = now ?? {};
+  const keys = Object.keys(a);
+  const others = Object.keys(b);
+  if (keys.length !== others.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i]!;
+    if (key !== others[i]) return false;
+    const x = a[key];
+    const y = b[key];
+    if (x !== y && (typeof x !== "object" || JSON.stringify(x) !== JSON.stringify(y))) return false;
+  }
+  return true;
 }
 
 /** A tower of the world as a session reports it. */

@@ -1,3 +1,4 @@
+import type { JsonObject } from "../../core/json.js";
 import type {
   OpenReply,
   ProtocolReply,
@@ -224,17 +225,19 @@ export class SessionRunner {
     }
     // What the session's steps ask the open to carry (the DFU step: the hub's firmware offer).
     const steps = this.#hooks.steps();
-    const fields = Object.assign({}, ...steps.map((step) => step.open?.()));
+    const fields: JsonObject = {};
+    for (const step of steps) Object.assign(fields, step.open?.());
     const mode = () => this.#hooks.mode();
     // The open carries the first push, and the close when no step has anything to send.
     const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
-    const folds: OpenFolds = {
+    const folds: { -readonly [K in keyof OpenFolds]: OpenFolds[K] } = {
       push: session.push,
       first: () => this.#keep(session),
-      ...(quiet
-        ? { close: { why: SYNC_COMPLETE, pull: session.pullAll }, ended: () => this.#end(session) }
-        : {}),
     };
+    if (quiet) {
+      folds.close = { why: SYNC_COMPLETE, pull: session.pullAll };
+      folds.ended = () => this.#end(session);
+    }
     const open = await openWithHub(state, session.why, session.traffic, mode, fields, folds).catch(
       (error: unknown) => {
         // The hub did not answer the connection (a refusal is no connect failure).
@@ -260,17 +263,18 @@ export class SessionRunner {
 
   #report(session: Session, ok: boolean, linkFailure: boolean): void {
     const state = this.#state;
-    const outcome: SessionOutcome = {
+    const outcome: { -readonly [K in keyof SessionOutcome]: SessionOutcome[K] } = {
       why: session.why,
       started: session.started,
       ended: state.module.clock.now(),
       ok,
-      ...(ok ? {} : { error: state.error ?? "sync failed" }),
-      ...(linkFailure ? { linkFailure } : {}),
-      ...(session.connectFailure ? { connectFailure: session.connectFailure } : {}),
       traffic: session.traffic,
       held: state.held !== undefined,
     };
+    if (!ok) outcome.error = state.error ?? "sync failed";
+    if (linkFailure) outcome.linkFailure = linkFailure;
+    if (session.connectFailure) outcome.connectFailure = session.connectFailure;
+    if (session.ended) outcome.kept = true;
     this.#hooks.outcome(outcome);
   }
 

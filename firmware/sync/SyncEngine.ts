@@ -104,6 +104,11 @@ export class SyncEngine {
     return this.#state.report(this.#running !== undefined);
   }
 
+  /** A sync is running or asked for (`status().running`, without the rest of the status). */
+  get running(): boolean {
+    return this.#running !== undefined;
+  }
+
   /** Signals received and not yet taken by `hub.signal`, oldest first. */
   get signalsWaiting(): number {
     return this.#state.signals.length;

@@ -164,10 +164,11 @@ export class SyncSchedule {
     // the session held open ends now, not when its wait on the hub next returns: hub.set.req's
     // `dfu` "is effectively the same as `off` in terms of the Notecard's network and Notehub
     // connections", and dfu.get needs the session gone.
-    if (this.mode() !== "continuous" && this.#host.sync.isOnline)
+    const mode = this.mode();
+    if (mode !== "continuous" && this.#host.sync.isOnline)
       void this.#host.sync.endHeld("mode changed", false);
     const now = this.#host.clock.now();
-    const next = this.#compute(now);
+    const next = this.#compute(now, mode);
     this.#next = next;
     if (!next) {
       this.#clear();
@@ -193,19 +194,22 @@ export class SyncSchedule {
     return this.#host.notebox.config<ScheduleRecord>(SCHEDULE_KEY) ?? {};
   }
 
-  #compute(now: number): NextSync | undefined {
+  /**
+   * `mode`: `this.mode()` as the caller read it (an expired temporary session, the one thing this
+   * clears first, does not count in it).
+   */
+  #compute(now: number, mode: SyncMode): NextSync | undefined {
     const host = this.#host;
     const engine = host.sync;
     if (this.#temporaryUntil !== undefined && this.#temporaryUntil <= now && !engine.isOnline)
       this.#temporaryUntil = undefined;
     if (!engine.isOnline) this.#heldSince = undefined;
-    const mode = this.mode();
     const candidates: NextSync[] = [];
     if (this.#temporaryUntil !== undefined)
       candidates.push({ at: this.#temporaryUntil, why: "temporary-end" });
     const connecting: NextSync[] = [];
     if (mode === "continuous") {
-      if (!engine.isOnline && !engine.status().running) {
+      if (!engine.isOnline && !engine.running) {
         connecting.push({ at: Math.max(now, this.#retryAt), why: "continuous" });
       } else if (engine.isOnline && !this.temporary && this.#heldSince !== undefined) {
         const minutes = hubSettings(host).duration ?? DEFAULT_DURATION_MINUTES;
@@ -223,7 +227,7 @@ export class SyncSchedule {
       }
       this.#hadPending = pending;
       if (due.inbound !== undefined) connecting.push({ at: due.inbound, why: "inbound" });
-      if (host.syncRequests().size > 0 && !engine.status().running) connecting.push({ at: now, why: "note" });
+      if (host.syncRequests().size > 0 && !engine.running) connecting.push({ at: now, why: "note" });
     }
     const box = this.penalty.boxed(now);
     for (const c of connecting) {
@@ -291,7 +295,7 @@ export class SyncSchedule {
     const host = this.#host;
     const engine = host.sync;
     const now = host.clock.now();
-    const next = this.#compute(now);
+    const next = this.#compute(now, this.mode());
     if (!next || next.at > now) {
       this.plan();
       return;

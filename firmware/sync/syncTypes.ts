@@ -129,4 +129,9 @@ export interface SessionOutcome {
   readonly traffic: Traffic;
   /** The session stays open (continuous mode). */
   readonly held: boolean;
+  /**
+   * Its end was kept (`SyncEngine.onEnd` listeners heard it, in the turn that kept it): told to
+   * outcome listeners, so that what `onEnd` did is not done again.
+   */
+  readonly kept?: boolean;
 }

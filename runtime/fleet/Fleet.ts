@@ -2,6 +2,7 @@ import { readFile } from "node:fs/promises";
 import { resolve } from "node:path";
 import type { Clock } from "../../core/Clock.js";
 import { SeededRandom } from "../../core/SeededRandom.js";
+import { silentLog } from "../../firmware/ModuleLog.js";
 import type { SessionOutcome } from "../../firmware/sync/syncTypes.js";
 import type { Track } from "../../firmware/world/Track.js";
 import { HubIds } from "../../hub/HubIds.js";
@@ -198,6 +199,9 @@ export class Fleet {
       timeKnown: true,
       variant: load.variant ?? "cell",
       flash: { memory: { capacity: this.options.flashCapacity ?? DEFAULT_FLASH } },
+      // Nobody reads a member's log (its sessions and errors are counted from their outcomes and
+      // replies): the default, lines kept in memory, grew by a line or more every session.
+      log: silentLog,
       hub: this.#connection(() => made.member),
       ...(load.supply ? { supply: load.supply } : {}),
       ...(group.discharge ? { discharge: group.discharge } : {}),

@@ -62,6 +62,20 @@ describe("a session with one batch and nothing from the hub", () => {
       notes: [{ body: { temp: 21 } }],
     });
     expect(open!.request["close"]).toMatchObject({ why: "sync complete", pull: true });
+    // The open's members in the order it has always sent them (what the radio's bytes are of).
+    expect(Object.keys(open!.request)).toEqual([
+      "firmware_offer",
+      "v",
+      "type",
+      "device",
+      "product",
+      "why",
+      "tracker",
+      "context",
+      "push",
+      "close",
+      "ticket",
+    ]);
     expect(open!.reply).toMatchObject({ pushed: { merged: 1 }, closed: true });
     // The note is an event once, gone from the module, and the session ended with its usage.
     expect(await notes("sensors.qo")).toHaveLength(1);
