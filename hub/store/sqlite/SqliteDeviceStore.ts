@@ -193,8 +193,16 @@ export class SqliteDeviceStore implements DeviceStore {
     return record;
   }
 
+  /**
+   * The device's stored document and tracker session, as the connection last read them unless
+   * the data changed since: an open reads both, the second answered without a statement.
+   */
+  #row(uid: string): { doc: string; tracker_session: string | null } | undefined {
+    return this.sql.cachedGet("SELECT doc, tracker_session FROM devices WHERE uid = ?", uid);
+  }
+
   #get(uid: string): DeviceRecord | undefined {
-    const row = this.sql.cachedGet<{ doc: string }>("SELECT doc FROM devices WHERE uid = ?", uid);
+    const row = this.#row(uid);
     return row && this.#parse(uid, row.doc);
   }
 
@@ -469,12 +477,7 @@ export class SqliteDeviceStore implements DeviceStore {
   }
 
   async trackerSession(deviceUid: string): Promise<string | undefined> {
-    return (
-      this.sql.get<{ tracker_session: string | null }>(
-        "SELECT tracker_session FROM devices WHERE uid = ?",
-        deviceUid,
-      )?.tracker_session ?? undefined
-    );
+    return this.#row(deviceUid)?.tracker_session ?? undefined;
   }
 
   async setTrackerSession(deviceUid: string, session: string): Promise<void> {
