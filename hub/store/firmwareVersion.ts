@@ -5,9 +5,22 @@
 
 const NUMERIC = /\d+(?:\.\d+)*/;
 
+/** Versions worked out, by description: a fleet's devices report a few, at every device write. */
+const known = new Map<string, string | null>();
+const KNOWN_MAX = 1000;
+
 /** The numeric version of a firmware description (JSON text or a plain version string). */
 export function numericFirmwareVersion(firmware: string | null | undefined): string | null {
   if (!firmware) return null;
+  const held = known.get(firmware);
+  if (held !== undefined) return held;
+  const version = numericVersionOf(firmware);
+  if (known.size >= KNOWN_MAX) known.clear();
+  known.set(firmware, version);
+  return version;
+}
+
+function numericVersionOf(firmware: string): string | null {
   let parsed: unknown;
   try {
     parsed = JSON.parse(firmware);

@@ -1,7 +1,7 @@
 import { decodeBase64 } from "../../core/base64.js";
+import type { JsonObject } from "../../core/json.js";
 import type { Clock } from "../../core/Clock.js";
 import type { Crypto } from "../../core/Crypto.js";
-import type { JsonObject } from "../../core/json.js";
 import {
   signedText,
   SYNC_ERRORS,
@@ -157,7 +157,12 @@ export class SessionOpening {
         ...this.#ticket(request, transport, admitted.key, pending, now),
         ...(request.firmware_offer ? await this.#firmwareOffer(session.device, vars) : {}),
       };
-      return foldedMessages(this.p, request, reply, { ...session, transport, bytes });
+      return foldedMessages(this.p, request, reply, {
+        session: session.session,
+        device: session.device,
+        transport,
+        bytes,
+      });
     });
   }
 
@@ -400,19 +405,21 @@ export class SessionOpening {
       events: 0,
       toldDeleted: new Set(),
     };
-    Object.assign(session.doc, sessionDocument(device, session, context, request.why));
+    // The document as made, not copied into the empty one (an object filled by Object.assign is
+    // left in V8's slow dictionary mode, and the record's every write copies it).
+    (session as { doc: JsonObject }).doc = sessionDocument(device, session, context, request.why);
     await this.p.records.sessions.add(session);
 
-    const begin: JsonObject = {
-      ...eventBase(device, session),
-      req: "session.begin",
-      file: SESSION_FILE,
-      when: Math.floor(now / 1000),
-      body: { why: request.why, ...(context.usage ? { usage: context.usage } : {}) },
-      sku: context.sku,
-      voltage: context.voltage,
-      ...sessionRadio(context.radio),
-    };
+    // The base's members, then the event's, set on the base itself (a spread of it followed by
+    // more members makes V8 build a new hidden class at every session).
+    const begin = eventBase(device, session);
+    begin.req = "session.begin";
+    begin.file = SESSION_FILE;
+    begin.when = Math.floor(now / 1000);
+    begin.body = context.usage ? { why: request.why, usage: context.usage } : { why: request.why };
+    begin.sku = context.sku;
+    begin.voltage = context.voltage;
+    Object.assign(begin, sessionRadio(context.radio));
     if (context.temp !== undefined) begin.temp = context.temp;
     if (context.ordering_code) begin.ordering_code = context.ordering_code;
     if (context.wifi) Object.assign(begin, context.wifi); // the Event schema's `ssid`, `bssid`

@@ -46,11 +46,14 @@ export async function foldedMessages(
     opened.signals === 0 &&
     (close.pull === false || opened.files.length === 0) &&
     (!request.firmware_offer || noImage(opened.firmware));
-  const reply: OpenReply = {
-    ...opened,
-    ...(pushed ? { pushed: { merged: pushed.merged } } : {}),
-    ...(closes ? { closed: true } : {}),
-  };
+  // A copy with members added (Object.assign: a spread followed by more members makes V8, on
+  // Node 20, build a new hidden class at every session).
+  const reply: OpenReply = Object.assign(
+    {},
+    opened,
+    pushed ? { pushed: { merged: pushed.merged } } : undefined,
+    closes ? { closed: true } : undefined,
+  );
   if (closes) await p.records.closeWithOpen(s.session, s.bytes, reply, close, s.device);
   else await p.records.account(s.session, s.bytes, reply);
   return reply;

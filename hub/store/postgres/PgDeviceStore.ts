@@ -4,7 +4,13 @@ import type { DeviceFilter, DeviceInput, DeviceRecord, Page, PageResult, SignalR
 import { StoreError } from "../StoreError.js";
 import { int, likeEscape } from "../sqlite/SqliteConnection.js";
 import { DEVICE_COLUMNS, DEVICE_PLACES, DEVICE_UPSERT } from "../sqlite/deviceSql.js";
-import { device, deviceValues, newDevice, type DeviceRow } from "../sqlite/SqliteDeviceStore.js";
+import {
+  changedRecord,
+  device,
+  deviceValues,
+  newDevice,
+  type DeviceRow,
+} from "../sqlite/SqliteDeviceStore.js";
 import { storedJson } from "../sqlite/storedJson.js";
 import type { JsonObject } from "../../../core/json.js";
 import type { PgConnection } from "./PgConnection.js";
@@ -49,11 +55,7 @@ export class PgDeviceStore implements DeviceStore {
         throw new StoreError("conflict", `device ${input.uid} belongs to another project`);
       }
       const base = existing ?? newDevice(input);
-      const next: DeviceRecord = {
-        ...base,
-        ...Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined)),
-        details: input.details ? { ...base.details, ...input.details } : base.details,
-      } as DeviceRecord;
+      const next = changedRecord(base, input);
       await this.sql.run(
         `INSERT INTO devices (${DEVICE_COLUMNS}) VALUES (${DEVICE_PLACES}) ${DEVICE_UPSERT}`,
         ...deviceValues(next),

@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import type { TransactionOptions } from "../HubStore.js";
+import { PromiseContext } from "./PromiseContext.js";
 
 /** What opening, committing and undoing a transaction does to the database (SQL for SQLite). */
 export interface TransactionSteps {
@@ -57,8 +57,8 @@ function live(frame: Frame | undefined): Frame | undefined {
  * therefore lets only the innermost open transaction touch the database: a call (or a new
  * transaction) from anywhere else waits, in arrival order, until that transaction has ended, and
  * then sees its committed state. Which transaction running code belongs to follows the
- * asynchronous context (AsyncLocalStorage), so calls made by the transaction's work, however
- * deeply through services, go straight through; a transaction started inside another joins it as
+ * asynchronous context (`PromiseContext`: from each promise to its reactions), so calls made by
+ * the transaction's work, however deeply through services and awaits, go straight through; a transaction started inside another joins it as
  * a nested unit. With no transaction open a call costs two comparisons, and the context tracking
  * is switched off a second after the last transaction, so code that never opens a transaction
  * pays nothing for it.
@@ -68,7 +68,7 @@ function live(frame: Frame | undefined): Frame | undefined {
  * transaction, which would never end.
  */
 export class TransactionGate {
-  readonly #context = new AsyncLocalStorage<Frame | undefined>();
+  readonly #context = new PromiseContext<Frame>();
   /** Open transactions, outermost first. */
   readonly #stack: Frame[] = [];
   readonly #queue: Waiter[] = [];
@@ -260,8 +260,7 @@ export class TransactionGate {
         const action = this.#actions.shift();
         if (!action) break;
         try {
-          // Outside any transaction: `run` with none, not `exit`, which switches the context
-          // tracking off and on again (costly, once per committed transaction).
+          // Outside any transaction: `run` with none (the tracking stays on).
           this.#context.run(undefined, action);
         } catch {
           // Actions handle their own errors; the commit stands and the other actions run.

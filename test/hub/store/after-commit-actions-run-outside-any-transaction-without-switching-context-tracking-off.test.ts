@@ -1,5 +1,5 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import { afterEach, describe, expect, it, vi } from "vitest";
+import { PromiseContext } from "../../../hub/store/sqlite/PromiseContext.js";
 import { TransactionGate } from "../../../hub/store/sqlite/TransactionGate.js";
 
 /** A gate over a database that only records what it is asked to do. */
@@ -46,7 +46,7 @@ describe("after-commit actions (a synced batch's events told to routes, monitors
   });
 
   it("leave the context tracking on between transactions in a row (switching it costs every commit)", async () => {
-    const disable = vi.spyOn(AsyncLocalStorage.prototype, "disable");
+    const disable = vi.spyOn(PromiseContext.prototype, "disable");
     const { gate } = recordingGate();
     let told = 0;
     for (let i = 0; i < 20; i++) {
