@@ -2,8 +2,8 @@ import type Database from "better-sqlite3";
 import { mkdtempSync, readFileSync, rmSync, statSync } from "node:fs";
 import { endianness, tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import type { CheckpointResult } from "../../../hub/store/sqlite/Checkpointer.js";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
+import { Checkpointer, type CheckpointResult } from "../../../hub/store/sqlite/Checkpointer.js";
 import { SqliteConnection } from "../../../hub/store/sqlite/SqliteConnection.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
 import { Changes } from "../../support/waiting.js";
@@ -117,6 +117,24 @@ describe("a hub database checkpointed by a worker thread", () => {
     expect(sql.checkpointsInBackground).toBe(false);
     expect(settings()).toEqual({ synchronous: 1, autocheckpoint: 1000 });
     expect(sql.get<{ n: number }>("SELECT count(*) AS n FROM blobs")).toEqual({ n: 4 });
+  });
+
+  it("lets the log grow to 256 MiB by default before the hub has it copied whole and started again", async () => {
+    // Each restart holds the hub's thread for the worker's last copy and its two fsyncs.
+    const copyAll = vi.spyOn(Checkpointer.prototype, "copyAll");
+    open({ pages: 300 });
+    expect(sql.db.pragma("journal_size_limit", { simple: true })).toBe(256 * ONE_MB.length);
+    // About 72 MiB of log, past the former limit of 64 MiB, each megabyte its own transaction.
+    for (let n = 1; n <= 72; n++) await sql.gate.transaction(async () => put(n));
+    expect(logFrames() * 4120).toBeGreaterThan(70 * ONE_MB.length);
+    await changes.until(
+      () => results.some((r) => r.log * 4120 > 70 * ONE_MB.length),
+      "the worker's copy of a log past 70 MiB",
+    );
+    await sql.gate.transaction(async () => put(73));
+    expect(copyAll).not.toHaveBeenCalled();
+    copyAll.mockRestore();
+    expect(sql.get<{ n: number }>("SELECT count(*) AS n FROM blobs")).toEqual({ n: 73 });
   });
 
   it("is never started for a database in memory, and a hub store stops it when it closes", async () => {
