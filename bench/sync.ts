@@ -3,7 +3,8 @@
 // document included), then removed from the module. The ceiling, measured in the same run: the
 // very rows the sync stored, inserted again straight into a fresh hub database of the same schema,
 // in transactions of the sync's batch size, by one prepared statement. A warm-up sync runs first. In process (target >= 0.5
-// of the ceiling) and over HTTPS on loopback (target >= 0.25).
+// of the ceiling; issue 26 raised it to 0.7) and over HTTPS on loopback (target >= 0.25; issue 26: 0.5). The exit code
+// follows the first targets; the table shows both.
 // Run: npx tsx bench/sync.ts [--notes N] [--runs N]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -113,9 +114,14 @@ const rows = [
     path: "sync in process",
     "notes/s": fmt(inProcess.rate),
     ratio: fmt(inProcess.ratio, 2),
-    target: ">= 0.5",
+    target: ">= 0.5 (issue 26: 0.7)",
   },
-  { path: "sync over HTTPS", "notes/s": fmt(https.rate), ratio: fmt(https.ratio, 2), target: ">= 0.25" },
+  {
+    path: "sync over HTTPS",
+    "notes/s": fmt(https.rate),
+    ratio: fmt(https.ratio, 2),
+    target: ">= 0.25 (issue 26: 0.5)",
+  },
 ];
 printTable(
   `${NOTES} notes through one sync, medians of ${RUNS} runs (ratios per run), Node ${process.version}`,
