@@ -130,9 +130,10 @@ export function jsonLengthBound(value: unknown): number {
 }
 
 /**
- * A deep copy of a JSON value. Bodies cross boundaries by reference in-process (`Module.request`,
- * the in-process hub link), so each side copies them in and out: a caller mutating its object
- * must not change what was stored.
+ * A deep copy of a JSON value. Bodies cross boundaries by reference in-process (`Module.request`),
+ * so each side copies them in and out: a caller mutating its object must not change what was
+ * stored. (The in-process hub link copies whole messages by `jsonRoundTrip`, which also gives what
+ * JSON makes of values that are not JSON.)
  */
 export function cloneJson<T>(value: T): T {
   if (typeof value !== "object" || value === null) return value;

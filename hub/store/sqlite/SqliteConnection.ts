@@ -96,8 +96,7 @@ export class SqliteConnection {
         if (durable) this.#ordinary();
         return;
       }
-      this.#control(`ROLLBACK TO hub_tx_${depth}`);
-      this.#control(`RELEASE hub_tx_${depth}`);
+      this.#undoTo(`hub_tx_${depth}`);
     },
     held: () => this.#group?.stored,
   });
@@ -184,8 +183,7 @@ export class SqliteConnection {
       group.reject(new Error("the group commit was rolled back by SQLite"));
       return;
     }
-    this.#control("ROLLBACK TO hub_group");
-    this.#control("RELEASE hub_group");
+    this.#undoTo("hub_group");
     if (group.due) this.commitGroup();
   }
 
@@ -263,6 +261,12 @@ export class SqliteConnection {
   /** A transaction control statement (prepared once, like every other). */
   #control(sql: string): void {
     this.statement(sql).run();
+  }
+
+  /** Undoes what was done since savepoint `name` and ends it (ROLLBACK TO alone keeps it open). */
+  #undoTo(name: string): void {
+    this.#control(`ROLLBACK TO ${name}`);
+    this.#control(`RELEASE ${name}`);
   }
 
   constructor(path: string, options: SqliteConnectionOptions = {}) {
@@ -441,10 +445,8 @@ export class SqliteConnection {
       this.#writes++; // rolled back: cached reads may show what was undone
       // SQLite may already have rolled the whole transaction back itself (after some errors).
       if (this.db.inTransaction) {
-        if (inner) {
-          this.#control("ROLLBACK TO hub_call");
-          this.#control("RELEASE hub_call");
-        } else this.#control("ROLLBACK");
+        if (inner) this.#undoTo("hub_call");
+        else this.#control("ROLLBACK");
       }
       throw error;
     } finally {
