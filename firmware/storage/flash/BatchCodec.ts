@@ -109,11 +109,12 @@ export class BatchWriter {
 
   /**
    * Appends a put record and returns a view of the value as stored in this writer's buffer, or
-   * undefined (nothing written) when the record does not fit.
+   * undefined (nothing written) when the record does not fit. An ASCII key (nearly all) is
+   * written straight into the buffer, with no bytes made for it first.
    */
-  tryPut(key: { bytes: Uint8Array; utf16: boolean }, value: Uint8Array): Uint8Array | undefined {
-    if (this.#at + putRecordSize(key.bytes.length, value.length) > this.#out.length) return undefined;
-    this.#record(OP_PUT, key, value);
+  tryPutText(key: string, value: Uint8Array): Uint8Array | undefined {
+    if (this.#at + putRecordSize(keyByteLength(key), value.length) > this.#out.length) return undefined;
+    this.#recordText(OP_PUT, key, value);
     return this.#out.subarray(this.#at - value.length, this.#at);
   }
 

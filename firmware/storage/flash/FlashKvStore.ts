@@ -2,7 +2,7 @@ import { flashUnreadable, flashUnusable, flashWriteFailed, storageFull } from ".
 import { SimError } from "../../SimError.js";
 import type { KvOp, KvSnapshot, KvStore, RecoveryReport, StorageUsage } from "../KvStore.js";
 import { replaceFile, temporaryName } from "./AtomicFile.js";
-import { BatchWriter, encodeKey, keyByteLength, putRecordSize } from "./BatchCodec.js";
+import { BatchWriter, keyByteLength, putRecordSize } from "./BatchCodec.js";
 import { FlashFsError, type FlashFile, type FlashFs } from "./FlashFs.js";
 import { scanFlash, type FlashScan } from "./FlashScan.js";
 import {
@@ -345,7 +345,9 @@ export class FlashKvStore implements KvStore {
   async #writeGeneration(entries: Iterable<[string, Uint8Array]>): Promise<void> {
     const generation = this.#generation + 1;
     const name = journalName(generation);
-    const relocated = new Map<string, Uint8Array>();
+    // Compacting the index itself, its values are pointed at their copies in place (the same
+    // bytes, so a failure part-way leaves it right); no second map of every record is built.
+    const relocated = entries === this.#index ? this.#index : new Map<string, Uint8Array>();
     let sequence = 0;
     const frames = function* (): Generator<Uint8Array> {
       yield encodeFileHeader(generation);
@@ -353,17 +355,14 @@ export class FlashKvStore implements KvStore {
       let records = 0;
       let chunks = 0;
       for (const [key, value] of entries) {
-        const encoded = encodeKey(key);
-        let stored = chunk.tryPut(encoded, value);
+        let stored = chunk.tryPutText(key, value);
         if (!stored) {
           if (chunk.length > 0) {
             yield encodeFrame(FrameType.base, ++sequence, chunk.bytes());
             chunks++;
           }
-          chunk = new BatchWriter(
-            Math.max(BASE_CHUNK_BYTES, putRecordSize(encoded.bytes.length, value.length)),
-          );
-          stored = chunk.tryPut(encoded, value)!;
+          chunk = new BatchWriter(Math.max(BASE_CHUNK_BYTES, recordSize(key, value)));
+          stored = chunk.tryPutText(key, value)!;
         }
         // Point the index at the copy in the chunk, so old file buffers can be freed.
         relocated.set(key, stored);
