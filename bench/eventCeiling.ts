@@ -12,6 +12,7 @@ import type { JsonObject } from "../core/json.js";
 import { SqliteConnection } from "../hub/store/sqlite/SqliteConnection.js";
 import { BATCH_LIMITS } from "../protocol/messages.js";
 import type { SimulatedModule } from "../runtime/SimulatedModule.js";
+import { cpuClock } from "./threadCpu.js";
 
 export type EventRow = Record<string, unknown>;
 
@@ -28,8 +29,14 @@ export const EVENT_COLUMNS = [
   "data",
 ];
 
+/** What one timed run took: seconds of wall time and milliseconds of CPU (see bench/threadCpu.ts). */
+export interface Timed {
+  readonly seconds: number;
+  readonly cpuMs: number;
+}
+
 /**
- * Seconds of one sync of `notes` notes queued in `sensors.qo`, after a first sync and a warm-up
+ * One sync of `notes` notes queued in `sensors.qo`, timed, after a first sync and a warm-up
  * sync of a tenth as many (in a file of their own), so that the timed one runs compiled code on
  * both ends, as a hub that has been up for a while does. Throws unless the sync ended well.
  */
@@ -37,7 +44,7 @@ export async function timeOneSync(
   module: SimulatedModule["module"],
   notes: number,
   body: (i: number) => JsonObject,
-): Promise<number> {
+): Promise<Timed> {
   await module.request({ req: "hub.sync" });
   await module.sync.idle();
   for (let i = 0; i < notes / 10; i++)
@@ -48,14 +55,17 @@ export async function timeOneSync(
     const reply = await module.request({ req: "note.add", file: "sensors.qo", body: body(i) });
     if (reply?.["err"]) throw new Error(String(reply["err"]));
   }
+  const cpu = cpuClock();
+  const cpuFrom = cpu.now();
   const started = performance.now();
   await module.request({ req: "hub.sync" });
   await module.sync.idle();
   const seconds = (performance.now() - started) / 1000;
+  const cpuMs = cpu.now() - cpuFrom;
   const status = await module.request({ req: "hub.sync.status" });
   if (!String(status?.["status"]).includes("{sync-end}"))
     throw new Error(`sync failed: ${JSON.stringify(status)}`);
-  return seconds;
+  return { seconds, cpuMs };
 }
 
 /** How the ceiling's database copies its log: as the hub's (a worker thread), or in the commit. */
@@ -66,6 +76,15 @@ export async function rawSqliteEventRate(
   rows: readonly EventRow[],
   checkpoints: CeilingCheckpoints = "background",
 ): Promise<number> {
+  const { seconds } = await rawSqliteEventInserts(rows, checkpoints);
+  return rows.length / seconds;
+}
+
+/** `rawSqliteEventRate`'s inserts, timed. */
+export async function rawSqliteEventInserts(
+  rows: readonly EventRow[],
+  checkpoints: CeilingCheckpoints = "background",
+): Promise<Timed> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
   const sql = new SqliteConnection(join(dir, "hub.db"), { checkpointer: checkpoints === "background" });
   try {
@@ -78,9 +97,11 @@ export async function rawSqliteEventRate(
       for (const row of slice) insert.run(...row);
     });
     const size = BATCH_LIMITS.notes;
+    const cpu = cpuClock();
+    const cpuFrom = cpu.now();
     const started = performance.now();
     for (let i = 0; i < values.length; i += size) batch(values.slice(i, i + size));
-    return values.length / ((performance.now() - started) / 1000);
+    return { seconds: (performance.now() - started) / 1000, cpuMs: cpu.now() - cpuFrom };
   } finally {
     await sql.stopCheckpointer();
     sql.close();

@@ -68,7 +68,7 @@ async function syncRate(): Promise<{ rate: number; rows: EventRow[] }> {
       flash: { store: new FlashKvStore(new MemoryFlashFs(), { capacity: 256 * 1024 * 1024 }) },
       hub: { inProcess: hub.services.sync, product: hub.credentials.product_uid },
     });
-    const seconds = await timeOneSync(sim.module, NOTES, body);
+    const { seconds } = await timeOneSync(sim.module, NOTES, body);
     const client = new pg.Client({ connectionString: url });
     await client.connect();
     const rows = (
