@@ -131,6 +131,20 @@ export function locationText(details: DeviceDetails): string {
 }
 
 /**
+ * Whether `JSON.parse(JSON.stringify(record))` would give `record` back member for member, its
+ * nested members being parsed ones already: no member undefined (dropped by JSON), no number that
+ * JSON writes otherwise (NaN and the infinities as null, -0 as 0).
+ */
+export function readsBackAs(record: DeviceRecord): boolean {
+  for (const key in record) {
+    const value = (record as unknown as Record<string, unknown>)[key];
+    if (value === undefined) return false;
+    if (typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0))) return false;
+  }
+  return true;
+}
+
+/**
  * Parsed documents kept by device, with the text they were parsed from: an unchanged device is not
  * parsed again, and a changed one replaces its entry (a fleet's devices change at every session).
  */
@@ -170,11 +184,18 @@ export class SqliteDeviceStore implements DeviceStore {
 
   constructor(private readonly sql: SqliteConnection) {}
 
-  /** The record of a stored document. Shared between callers: never mutate it. */
-  #parse(uid: string, doc: string): DeviceRecord {
+  /**
+   * The record of a stored document. Shared between callers: never mutate it. `built`: the record
+   * `doc` was just written from, taken as is when parsing `doc` would give it back member for
+   * member (`readsBackAs`): a session's write changes the document every time, and parsing it again
+   * cost more than the statement.
+   */
+  #parse(uid: string, doc: string, built?: DeviceRecord): DeviceRecord {
     const kept = this.#parsed.get(uid);
     if (kept?.doc === doc) return kept.record;
-    const record = Object.freeze(JSON.parse(doc) as DeviceRecord);
+    const record = Object.freeze(
+      built !== undefined && readsBackAs(built) ? built : (JSON.parse(doc) as DeviceRecord),
+    );
     if (!kept && this.#parsed.size >= PARSED_CACHE) this.#parsed.delete(this.#parsed.keys().next().value!);
     this.#parsed.set(uid, { doc, record });
     return record;
@@ -263,7 +284,8 @@ export class SqliteDeviceStore implements DeviceStore {
       if (sameSerial) values.splice(1, 1); // serial_number, third of DEVICE_COLUMNS
       const update = sameSerial ? UPDATE_IF_UNCHANGED_SAME_SERIAL : UPDATE_IF_UNCHANGED;
       if (this.sql.run(update, ...values, doc, uid, unless).changes === 0) return undefined;
-      return this.#parse(input.uid, doc!);
+      // Its nested members are the parsed base's unless the caller gave details of its own.
+      return this.#parse(input.uid, doc!, input.details ? undefined : next);
     }
     this.sql.run(
       `INSERT INTO devices (${DEVICE_COLUMNS}, doc) VALUES (${DEVICE_PLACES}, coalesce(?, '{}'))
@@ -272,7 +294,7 @@ export class SqliteDeviceStore implements DeviceStore {
       doc,
       doc,
     );
-    return doc === null ? next : this.#parse(input.uid, doc);
+    return doc === null ? next : this.#parse(input.uid, doc, input.details ? undefined : next);
   }
 
   #requireFleet(fleetUid: string, projectUid: string): void {
