@@ -318,7 +318,6 @@ export class SessionOpening {
     const firmwareModule = JSON.stringify(context.firmware);
     // Most opens are of a known device with its key that reports what the hub holds: nothing to
     // register (the device service would read the product and the device again to find that).
-    const same = <T>(value: T | undefined, held: T) => value === undefined || value === held;
     if (
       known?.publicKey &&
       same(context.sku, known.sku) &&
@@ -456,6 +455,11 @@ function placeOf(place: LocationRecord, at: Date, zones: ZoneLookup | undefined)
     ...(place.name ? { area: place.name } : {}),
     ...(place.country ? { country: place.country } : {}),
   };
+}
+
+/** What the module reports is what the hub holds, or it reports nothing of it. */
+function same<T>(value: T | undefined, held: T): boolean {
+  return value === undefined || value === held;
 }
 
 function noProduct(product: string): SyncRefusal {
