@@ -116,8 +116,10 @@ export class SessionOpening {
 
   async open(request: OpenRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
     const now = this.p.clock.now();
-    const pending = await this.#proof(request, transport, now);
-    const zones = await this.p.places.zones();
+    // Neither waited on when there is nothing to wait for (a resumed session; the zones loaded).
+    const proving = this.#proof(request, transport, now);
+    const pending = proving instanceof Promise ? await proving : proving;
+    const zones = (this.p.places.loadedZones() ?? { lookup: await this.p.places.zones() }).lookup;
     const { context } = request;
     const placed =
       context.where || context.tower || context.triangulate || request.push?.notes.some((n) => n.where);
@@ -170,15 +172,20 @@ export class SessionOpening {
    * How the open proves the device's key, checked before any store call: a challenge of this
    * hub's `hello` (signed, checked in the transaction), or a session ticket (over TLS only).
    */
-  async #proof(request: OpenRequest, transport: SyncTransport, now: number): Promise<Proof> {
+  #proof(request: OpenRequest, transport: SyncTransport, now: number): Proof | Promise<Proof> {
     if (request.challenge === undefined) {
-      const refused = (why: string) => refuse(SYNC_ERRORS.ticket, `${why}: prove the key again (say hello)`);
-      if (!transport.secure) throw refused("session tickets are taken only over TLS");
+      if (!transport.secure) throw ticketRefused("session tickets are taken only over TLS");
       const ticket = this.p.tickets.check(request.ticket!, request.device, request.product, now);
-      if (typeof ticket === "string") throw refused(ticket);
+      if (typeof ticket === "string") throw ticketRefused(ticket);
       return { ticket, expires: ticket.expires, sent: 0, received: 0 };
     }
-    const pending = await this.p.challenges.check(request.challenge, request.device, request.product, now);
+    return this.#challenged(request, now);
+  }
+
+  /** The challenge `hello` issued that the open answers, or the refusal. */
+  async #challenged(request: OpenRequest, now: number): Promise<Proof> {
+    const challenge = request.challenge!;
+    const pending = await this.p.challenges.check(challenge, request.device, request.product, now);
     if (!pending) {
       throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
     }
@@ -460,6 +467,10 @@ function placeOf(place: LocationRecord, at: Date, zones: ZoneLookup | undefined)
 /** What the module reports is what the hub holds, or it reports nothing of it. */
 function same<T>(value: T | undefined, held: T): boolean {
   return value === undefined || value === held;
+}
+
+function ticketRefused(why: string): SyncRefusal {
+  return refuse(SYNC_ERRORS.ticket, `${why}: prove the key again (say hello)`);
 }
 
 function noProduct(product: string): SyncRefusal {
