@@ -18,7 +18,6 @@ import { sessionRadio } from "../../protocol/sessionRadio.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { readDevicePublicKey } from "../devices/devicePublicKey.js";
-import { publicKeyFromPem } from "../../core/Crypto.js";
 import type { DeviceService } from "../devices/DeviceService.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
@@ -34,7 +33,8 @@ import {
 } from "./SessionRecords.js";
 import { CHALLENGE_TEXT_LENGTH, type SyncChallenges } from "./SyncChallenges.js";
 import type { HelloLimiter } from "./HelloThrottle.js";
-import { sameKey, type SessionTickets, type TicketClaim } from "./SessionTickets.js";
+import type { SessionTickets, TicketClaim } from "./SessionTickets.js";
+import { notPinned, reportsWhatIsHeld, resumedKey, storedKeyBytes } from "./openingChecks.js";
 import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
@@ -79,8 +79,6 @@ const encoder = new TextEncoder();
 type Pending = NonNullable<Awaited<ReturnType<SyncChallenges["check"]>>>;
 /** What an open proves its key with: a challenge to sign, or a session ticket (no hello: no bytes). */
 type Proof = Pending | (Pending & { readonly ticket: TicketClaim });
-
-const TICKET_FOR_ANOTHER_KEY = "the session ticket was issued for another key of the device";
 
 /**
  * `hello` and `open`: the module proves its key (trust on first use, or a pinned key), the device
@@ -247,10 +245,16 @@ export class SessionOpening {
       const text = `the device belongs to another project than the one owning ${request.product}`;
       return { refused: refusal(SYNC_ERRORS.product, text) };
     }
-    const key = await this.#authenticate(request, product, known, pending);
+    // A resumed session's key and a known device reporting what the hub holds: nothing waited on.
+    const key =
+      "ticket" in pending
+        ? resumedKey(pending, known)
+        : await this.#authenticate(request, product, known, pending);
     if (typeof key !== "string") return { refused: key };
     if (known?.disabled) return { refused: disabled() };
-    const device = await this.#provision(request, product, known, key);
+    const device = reportsWhatIsHeld(request.context, known)
+      ? known!
+      : await this.#provision(request, product, known, key);
     if (device.disabled) return { refused: disabled() };
 
     // Tracker sessions: a module that does not hold the hub's starts again from nothing.
@@ -281,13 +285,7 @@ export class SessionOpening {
     pending: Proof,
   ): Promise<string | ProtocolReply> {
     const storedKey = device?.publicKey ?? null;
-    if ("ticket" in pending) {
-      // Resumed: the ticket stands for the proof as long as the device keeps the key it proved.
-      if (!sameKey(pending.ticket, storedKey)) {
-        return refusal(SYNC_ERRORS.ticket, `${TICKET_FOR_ANOTHER_KEY}: prove the key again (say hello)`);
-      }
-      return storedKey!;
-    }
+    if ("ticket" in pending) return resumedKey(pending, device);
     const pinned = this.p.deviceAuth === "pinned";
     if (pinned && storedKey === null) return notPinned(request.device, product.projectUid);
     const pem = storedKey ?? request.key;
@@ -314,7 +312,10 @@ export class SessionOpening {
     return read.pem;
   }
 
-  /** Provisioning: an unknown device joins the product's project with the product's defaults. */
+  /**
+   * Provisioning: an unknown device joins the product's project with the product's defaults; a
+   * known one reporting something new is registered again (see `reportsWhatIsHeld`).
+   */
   async #provision(
     request: OpenRequest,
     product: ProductRecord,
@@ -323,15 +324,6 @@ export class SessionOpening {
   ): Promise<DeviceRecord> {
     const { context } = request;
     const firmwareModule = JSON.stringify(context.firmware);
-    // Most opens are of a known device with its key that reports what the hub holds: nothing to
-    // register (the device service would read the product and the device again to find that).
-    if (
-      known?.publicKey &&
-      same(context.sku, known.sku) &&
-      firmwareModule === known.firmwareModule &&
-      same(context.sn, known.serialNumber)
-    )
-      return known;
     const device = await this.p.devices.register({
       deviceUid: request.device,
       projectUid: product.projectUid,
@@ -464,29 +456,10 @@ function placeOf(place: LocationRecord, at: Date, zones: ZoneLookup | undefined)
   };
 }
 
-/** What the module reports is what the hub holds, or it reports nothing of it. */
-function same<T>(value: T | undefined, held: T): boolean {
-  return value === undefined || value === held;
-}
-
 function ticketRefused(why: string): SyncRefusal {
   return refuse(SYNC_ERRORS.ticket, `${why}: prove the key again (say hello)`);
 }
 
 function noProduct(product: string): SyncRefusal {
   return refuse(SYNC_ERRORS.product, `no project of this hub owns the product ${product}`);
-}
-
-/** The refusal of a device without a pinned key (or another key than its pinned one), pinned mode. */
-function notPinned(device: string, projectUid: string): ProtocolReply {
-  return refusal(
-    SYNC_ERRORS.auth,
-    `the hub takes only pinned keys and ${device}'s pinned key did not sign this: pin it with PUT /v1/projects/${projectUid}/devices/${device}/public-key (cardsim module --print-key prints it)`,
-  );
-}
-
-/** The bytes of a key the hub stored (checked when it was stored). */
-function storedKeyBytes(pem: string): { key: Uint8Array; pem: string } | { fault: string } {
-  const key = publicKeyFromPem(pem);
-  return key ? { key, pem } : { fault: "stored for the device cannot be read" };
 }
