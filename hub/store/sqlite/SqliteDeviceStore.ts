@@ -13,6 +13,7 @@ import { StoreError } from "../StoreError.js";
 import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 import type { JsonObject } from "../../../core/json.js";
 import { storedJson } from "./storedJson.js";
+import { readsBackAs } from "./deviceReadBack.js";
 import {
   DEVICE_COLUMNS,
   DEVICE_PLACES,
@@ -128,20 +129,6 @@ export function locationText(details: DeviceDetails): string {
     if (l) parts.push(l.name, l.country);
   }
   return parts.join("\n").toLowerCase();
-}
-
-/**
- * Whether `JSON.parse(JSON.stringify(record))` would give `record` back member for member, its
- * nested members being parsed ones already: no member undefined (dropped by JSON), no number that
- * JSON writes otherwise (NaN and the infinities as null, -0 as 0).
- */
-export function readsBackAs(record: DeviceRecord): boolean {
-  for (const key in record) {
-    const value = (record as unknown as Record<string, unknown>)[key];
-    if (value === undefined) return false;
-    if (typeof value === "number" && (!Number.isFinite(value) || Object.is(value, -0))) return false;
-  }
-  return true;
 }
 
 /**

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import type { DeviceInput, DeviceRecord } from "../../../hub/store/records.js";
-import { readsBackAs } from "../../../hub/store/sqlite/SqliteDeviceStore.js";
+import { readsBackAs } from "../../../hub/store/sqlite/deviceReadBack.js";
 import type { SqliteConnection } from "../../../hub/store/sqlite/SqliteConnection.js";
 import { TestHub } from "../support/hubFixture.js";
 
