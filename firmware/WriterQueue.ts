@@ -4,6 +4,19 @@ export interface Turn {
   release(): void;
 }
 
+/** A turn handed out: released once, whoever calls `release` again. */
+class HeldTurn implements Turn {
+  #released = false;
+
+  constructor(private readonly handOn: () => void) {}
+
+  release(): void {
+    if (this.#released) return;
+    this.#released = true;
+    this.handOn();
+  }
+}
+
 /**
  * One writer at a time, in arrival order. Requests from every link, the module's own background
  * work, the sync engine and a harness's scripted world all take a turn here before they touch
@@ -65,15 +78,11 @@ export class WriterQueue {
   }
 
   #turn(): Turn {
-    let released = false;
-    return {
-      release: () => {
-        if (released) return;
-        released = true;
-        this.#next();
-      },
-    };
+    return new HeldTurn(this.#handOn);
   }
+
+  /** The turn goes on (one function for every turn, not a closure made per turn). */
+  readonly #handOn = (): void => this.#next();
 
   /** The turn goes to the next writer in line, or back to the queue. */
   #next(): void {

@@ -227,24 +227,28 @@ export class SessionRunner {
     const steps = this.#hooks.steps();
     const fields: JsonObject = {};
     for (const step of steps) Object.assign(fields, step.open?.());
-    const mode = () => this.#hooks.mode();
     // The open carries the first push, and the close when no step has anything to send.
-    const quiet = mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
-    const folds: { -readonly [K in keyof OpenFolds]: OpenFolds[K] } = {
-      push: session.push,
-      first: () => this.#keep(session),
-    };
+    const quiet = this.#hooks.mode() !== "continuous" && steps.every((step) => step.quiet?.() === true);
+    // Its hooks set one by one: a closure written into an object literal is named at every session
+    // (under tsx, a defineProperty each), one assigned is not.
+    const folds: { -readonly [K in keyof OpenFolds]: OpenFolds[K] } = { push: session.push };
+    folds.first = () => this.#keep(session);
     if (quiet) {
       folds.close = { why: SYNC_COMPLETE, pull: session.pullAll };
       folds.ended = () => this.#end(session);
     }
-    const open = await openWithHub(state, session.why, session.traffic, mode, fields, folds).catch(
-      (error: unknown) => {
-        // The hub did not answer the connection (a refusal is no connect failure).
-        if (error instanceof HubLinkError) session.connectFailure = "hub";
-        throw error;
-      },
-    );
+    const open = await openWithHub(
+      state,
+      session.why,
+      session.traffic,
+      () => this.#hooks.mode(),
+      fields,
+      folds,
+    ).catch((error: unknown) => {
+      // The hub did not answer the connection (a refusal is no connect failure).
+      if (error instanceof HubLinkError) session.connectFailure = "hub";
+      throw error;
+    });
     session.token = open.token;
     const closed = open.closed === true;
     return { token: open.token, files: open.files, signals: open.signals, reply: open, closed };

@@ -24,6 +24,11 @@ export const CONTINUOUS_RETRY_MS = 15 * 60_000;
 
 const MINUTE = 60_000;
 
+/** The cadence's next check after one made `now`: `interval` minutes on, or the next multiple of it when aligned. */
+function checkAfter(now: number, interval: number, align: boolean): number {
+  return align ? (Math.floor(now / (interval * MINUTE)) + 1) * interval * MINUTE : now + interval * MINUTE;
+}
+
 /** The periodic checks last made, module clock ms: the cadence goes on from them after a restart. */
 export interface ScheduleRecord {
   readonly outbound?: number;
@@ -324,18 +329,16 @@ export class SyncSchedule {
         const inbound = due.inbound !== undefined && due.inbound <= now;
         const outbound = due.outbound !== undefined && due.outbound <= now;
         const change: { outbound?: number; inbound?: number } = {};
-        const after = (interval: number) =>
-          align ? (Math.floor(now / (interval * MINUTE)) + 1) * interval * MINUTE : now + interval * MINUTE;
         if (inbound) {
-          due.inbound = after(periods.inbound);
+          due.inbound = checkAfter(now, periods.inbound, align);
           change.inbound = now;
         }
         if (outbound) {
-          due.outbound = after(periods.outbound);
+          due.outbound = checkAfter(now, periods.outbound, align);
           change.outbound = now;
         }
         // The checks made are kept with the session they start (in its first turn), else now.
-        const keep = () => this.#keep(change);
+        const keep = this.#keep.bind(this, change);
         if (inbound) engine.request({ why: "inbound", keep });
         else if (outbound && pending) engine.request({ why: "outbound", out: true, keep });
         else this.#save(change);

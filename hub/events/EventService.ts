@@ -43,7 +43,7 @@ type Subscriber = { readonly each: EventListener } | { readonly batch: EventBatc
  */
 export class EventService {
   readonly #listeners: Subscriber[] = [];
-  #prepare: ((events: readonly NewEvent[]) => Promise<readonly NewEvent[]>) | undefined;
+  #prepare: ((events: readonly NewEvent[]) => readonly NewEvent[] | Promise<readonly NewEvent[]>) | undefined;
 
   constructor(
     private readonly store: HubStore,
@@ -56,16 +56,19 @@ export class EventService {
    * What every event goes through before it is stored (the project's global transformation), a
    * batch at a time (the events given back in their order); set once by the hub's assembly.
    */
-  prepareWith(prepare: (events: readonly NewEvent[]) => Promise<readonly NewEvent[]>): void {
+  prepareWith(
+    prepare: (events: readonly NewEvent[]) => readonly NewEvent[] | Promise<readonly NewEvent[]>,
+  ): void {
     this.#prepare = prepare;
   }
 
   /** Stores the event; resolves with the stored record (subscribers told as described above). */
   async record(event: NewEvent): Promise<EventRecord> {
-    const record = this.#make(
-      this.#prepare ? (await this.#prepare([event]))[0]! : event,
-      this.clock.now() / 1000,
-    );
+    // Prepared at once when nothing is to be read for it (no promise waited on).
+    const prepared = this.#prepare?.([event]);
+    const made =
+      prepared === undefined ? event : (prepared instanceof Promise ? await prepared : prepared)[0]!;
+    const record = this.#make(made, this.clock.now() / 1000);
     if (await this.store.telemetry.addEvent(record)) this.store.afterCommit(() => this.#publish([record]));
     return record;
   }
@@ -77,8 +80,8 @@ export class EventService {
    */
   async recordOnce(events: readonly (NewEvent & { uid: string })[]): Promise<EventRecord[]> {
     if (events.length === 0) return [];
-    const prepare = this.#prepare;
-    const prepared = prepare ? await prepare(events) : events;
+    const preparing = this.#prepare?.(events) ?? events;
+    const prepared = preparing instanceof Promise ? await preparing : preparing;
     // One receive time for the batch: the hub clock does not move while it is made.
     const received = this.clock.now() / 1000;
     const records = prepared.map((e) => this.#make(e, received));

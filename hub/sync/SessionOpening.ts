@@ -18,7 +18,6 @@ import { sessionRadio } from "../../protocol/sessionRadio.js";
 import { SYNC_TRACKER } from "../../protocol/trackers.js";
 import { PROTOCOL_VERSION } from "../../protocol/version.js";
 import { readDevicePublicKey } from "../devices/devicePublicKey.js";
-import { publicKeyFromPem } from "../../core/Crypto.js";
 import type { DeviceService } from "../devices/DeviceService.js";
 import type { EventService } from "../events/EventService.js";
 import type { HubIds } from "../HubIds.js";
@@ -34,7 +33,8 @@ import {
 } from "./SessionRecords.js";
 import { CHALLENGE_TEXT_LENGTH, type SyncChallenges } from "./SyncChallenges.js";
 import type { HelloLimiter } from "./HelloThrottle.js";
-import { sameKey, type SessionTickets, type TicketClaim } from "./SessionTickets.js";
+import type { SessionTickets, TicketClaim } from "./SessionTickets.js";
+import { notPinned, reportsWhatIsHeld, resumedKey, storedKeyBytes } from "./openingChecks.js";
 import type { SyncPlaces } from "./SyncPlaces.js";
 import { refusal, type SyncRefusal } from "./SyncRefusal.js";
 import { eventBase, located, sessionDocument, transportOf, triangulate } from "./syncDocuments.js";
@@ -80,8 +80,6 @@ type Pending = NonNullable<Awaited<ReturnType<SyncChallenges["check"]>>>;
 /** What an open proves its key with: a challenge to sign, or a session ticket (no hello: no bytes). */
 type Proof = Pending | (Pending & { readonly ticket: TicketClaim });
 
-const TICKET_FOR_ANOTHER_KEY = "the session ticket was issued for another key of the device";
-
 /**
  * `hello` and `open`: the module proves its key (trust on first use, or a pinned key), the device
  * is provisioned into the product's project, and the session opens with what the module reports.
@@ -116,8 +114,10 @@ export class SessionOpening {
 
   async open(request: OpenRequest, transport: SyncTransport, bytes: number): Promise<ProtocolReply> {
     const now = this.p.clock.now();
-    const pending = await this.#proof(request, transport, now);
-    const zones = await this.p.places.zones();
+    // Neither waited on when there is nothing to wait for (a resumed session; the zones loaded).
+    const proving = this.#proof(request, transport, now);
+    const pending = proving instanceof Promise ? await proving : proving;
+    const zones = (this.p.places.loadedZones() ?? { lookup: await this.p.places.zones() }).lookup;
     const { context } = request;
     const placed =
       context.where || context.tower || context.triangulate || request.push?.notes.some((n) => n.where);
@@ -170,15 +170,20 @@ export class SessionOpening {
    * How the open proves the device's key, checked before any store call: a challenge of this
    * hub's `hello` (signed, checked in the transaction), or a session ticket (over TLS only).
    */
-  async #proof(request: OpenRequest, transport: SyncTransport, now: number): Promise<Proof> {
+  #proof(request: OpenRequest, transport: SyncTransport, now: number): Proof | Promise<Proof> {
     if (request.challenge === undefined) {
-      const refused = (why: string) => refuse(SYNC_ERRORS.ticket, `${why}: prove the key again (say hello)`);
-      if (!transport.secure) throw refused("session tickets are taken only over TLS");
+      if (!transport.secure) throw ticketRefused("session tickets are taken only over TLS");
       const ticket = this.p.tickets.check(request.ticket!, request.device, request.product, now);
-      if (typeof ticket === "string") throw refused(ticket);
+      if (typeof ticket === "string") throw ticketRefused(ticket);
       return { ticket, expires: ticket.expires, sent: 0, received: 0 };
     }
-    const pending = await this.p.challenges.check(request.challenge, request.device, request.product, now);
+    return this.#challenged(request, now);
+  }
+
+  /** The challenge `hello` issued that the open answers, or the refusal. */
+  async #challenged(request: OpenRequest, now: number): Promise<Proof> {
+    const challenge = request.challenge!;
+    const pending = await this.p.challenges.check(challenge, request.device, request.product, now);
     if (!pending) {
       throw refuse(SYNC_ERRORS.auth, "the challenge is unknown, used or expired: say hello again");
     }
@@ -240,10 +245,16 @@ export class SessionOpening {
       const text = `the device belongs to another project than the one owning ${request.product}`;
       return { refused: refusal(SYNC_ERRORS.product, text) };
     }
-    const key = await this.#authenticate(request, product, known, pending);
+    // A resumed session's key and a known device reporting what the hub holds: nothing waited on.
+    const key =
+      "ticket" in pending
+        ? resumedKey(pending, known)
+        : await this.#authenticate(request, product, known, pending);
     if (typeof key !== "string") return { refused: key };
     if (known?.disabled) return { refused: disabled() };
-    const device = await this.#provision(request, product, known, key);
+    const device = reportsWhatIsHeld(request.context, known)
+      ? known!
+      : await this.#provision(request, product, known, key);
     if (device.disabled) return { refused: disabled() };
 
     // Tracker sessions: a module that does not hold the hub's starts again from nothing.
@@ -274,13 +285,7 @@ export class SessionOpening {
     pending: Proof,
   ): Promise<string | ProtocolReply> {
     const storedKey = device?.publicKey ?? null;
-    if ("ticket" in pending) {
-      // Resumed: the ticket stands for the proof as long as the device keeps the key it proved.
-      if (!sameKey(pending.ticket, storedKey)) {
-        return refusal(SYNC_ERRORS.ticket, `${TICKET_FOR_ANOTHER_KEY}: prove the key again (say hello)`);
-      }
-      return storedKey!;
-    }
+    if ("ticket" in pending) return resumedKey(pending, device);
     const pinned = this.p.deviceAuth === "pinned";
     if (pinned && storedKey === null) return notPinned(request.device, product.projectUid);
     const pem = storedKey ?? request.key;
@@ -307,7 +312,10 @@ export class SessionOpening {
     return read.pem;
   }
 
-  /** Provisioning: an unknown device joins the product's project with the product's defaults. */
+  /**
+   * Provisioning: an unknown device joins the product's project with the product's defaults; a
+   * known one reporting something new is registered again (see `reportsWhatIsHeld`).
+   */
   async #provision(
     request: OpenRequest,
     product: ProductRecord,
@@ -316,16 +324,6 @@ export class SessionOpening {
   ): Promise<DeviceRecord> {
     const { context } = request;
     const firmwareModule = JSON.stringify(context.firmware);
-    // Most opens are of a known device with its key that reports what the hub holds: nothing to
-    // register (the device service would read the product and the device again to find that).
-    const same = <T>(value: T | undefined, held: T) => value === undefined || value === held;
-    if (
-      known?.publicKey &&
-      same(context.sku, known.sku) &&
-      firmwareModule === known.firmwareModule &&
-      same(context.sn, known.serialNumber)
-    )
-      return known;
     const device = await this.p.devices.register({
       deviceUid: request.device,
       projectUid: product.projectUid,
@@ -458,20 +456,10 @@ function placeOf(place: LocationRecord, at: Date, zones: ZoneLookup | undefined)
   };
 }
 
+function ticketRefused(why: string): SyncRefusal {
+  return refuse(SYNC_ERRORS.ticket, `${why}: prove the key again (say hello)`);
+}
+
 function noProduct(product: string): SyncRefusal {
   return refuse(SYNC_ERRORS.product, `no project of this hub owns the product ${product}`);
-}
-
-/** The refusal of a device without a pinned key (or another key than its pinned one), pinned mode. */
-function notPinned(device: string, projectUid: string): ProtocolReply {
-  return refusal(
-    SYNC_ERRORS.auth,
-    `the hub takes only pinned keys and ${device}'s pinned key did not sign this: pin it with PUT /v1/projects/${projectUid}/devices/${device}/public-key (cardsim module --print-key prints it)`,
-  );
-}
-
-/** The bytes of a key the hub stored (checked when it was stored). */
-function storedKeyBytes(pem: string): { key: Uint8Array; pem: string } | { fault: string } {
-  const key = publicKeyFromPem(pem);
-  return key ? { key, pem } : { fault: "stored for the device cannot be read" };
 }

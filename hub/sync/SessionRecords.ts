@@ -221,8 +221,11 @@ export class SessionRecords {
     secure: boolean,
   ): Promise<{ deleted: string[]; files: string[]; signals: number }> {
     const { deleted, changed, signals } = await this.store.notefiles.syncOutlook(deviceUid);
-    const down = (name: string) => movesDown(name, secure);
-    return { deleted: deleted.filter(down), files: changed.filter(down), signals };
+    return {
+      deleted: deleted.filter((name) => movesDown(name, secure)),
+      files: changed.filter((name) => movesDown(name, secure)),
+      signals,
+    };
   }
 
   /** Notefiles with changes for the device (hub to module: inbound queues and databases), as the open tells them. */

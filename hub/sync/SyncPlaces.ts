@@ -9,6 +9,7 @@ import { packagedZoneLookup, type ZoneLookup } from "./timeZone.js";
 export class SyncPlaces {
   #zoneLookup: Promise<ZoneLookup | undefined> | undefined;
   #zoneOf: ZoneLookup = () => undefined;
+  #zonesLoaded: { readonly lookup: ZoneLookup | undefined } | undefined;
   #placeNames: Promise<PlaceNameLookup | undefined> | undefined;
   #nameOf: PlaceNameLookup = () => undefined;
 
@@ -24,7 +25,13 @@ export class SyncPlaces {
     this.#zoneLookup ??= Promise.resolve(packagedZoneLookup());
     const lookup = await this.#zoneLookup;
     if (lookup) this.#zoneOf = lookup;
+    this.#zonesLoaded = { lookup };
     return lookup;
+  }
+
+  /** The zone lookup once `zones` has loaded it (no promise to wait on then), else undefined. */
+  loadedZones(): { readonly lookup: ZoneLookup | undefined } | undefined {
+    return this.#zonesLoaded;
   }
 
   /** The town-name lookup, loaded at the first place to name (outside any transaction). */

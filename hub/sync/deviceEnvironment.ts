@@ -42,12 +42,10 @@ export function environmentOf(vars: DeviceVariables): DeviceEnvironment {
     }
   }
   for (const v of [...own, ...project]) modified = Math.max(modified, v.modified);
-  const map = (list: readonly { key: string; value: string }[]) =>
-    Object.fromEntries(list.map((v) => [v.key, v.value]));
   return {
-    device: map(own),
+    device: valuesByKey(own),
     fleet: Object.fromEntries([...fleet].map(([key, v]) => [key, v.value])),
-    project: map(project),
+    project: valuesByKey(project),
     modified: Math.floor(modified / 1000),
   };
 }
@@ -57,16 +55,23 @@ export function environmentOf(vars: DeviceVariables): DeviceEnvironment {
  * in UID order, else the project's; a blank value (after trimming) counts as unset.
  */
 export function variableOf(vars: DeviceVariables, key: string): string | undefined {
-  const find = (list: readonly EnvVarRecord[]) => {
-    const value = list.find((v) => v.key === key)?.value.trim();
-    return value === "" ? undefined : value;
-  };
-  const own = find(vars.own);
+  const own = setValue(vars.own, key);
   if (own !== undefined) return own;
   const fleets = [...vars.fleets].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   for (const [, list] of fleets) {
-    const value = find(list);
+    const value = setValue(list, key);
     if (value !== undefined) return value;
   }
-  return find(vars.project);
+  return setValue(vars.project, key);
+}
+
+/** The value of `key` in `list`, trimmed; undefined when it is not there or blank. */
+function setValue(list: readonly EnvVarRecord[], key: string): string | undefined {
+  const value = list.find((v) => v.key === key)?.value.trim();
+  return value === "" ? undefined : value;
+}
+
+/** A list of variables as an object of their values by key. */
+function valuesByKey(list: readonly { key: string; value: string }[]): Record<string, string> {
+  return Object.fromEntries(list.map((v) => [v.key, v.value]));
 }

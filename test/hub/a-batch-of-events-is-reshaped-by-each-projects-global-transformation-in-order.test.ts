@@ -21,13 +21,15 @@ describe("a batch of events (a synced batch of notes)", () => {
   let store: SqliteHubStore;
   let integrations: Integrations;
   let reads: () => string[];
+  let clock: FakeClock;
 
   beforeEach(async () => {
     store = new SqliteHubStore(":memory:");
     await seedProject(store);
     const spy = vi.spyOn(store.integrations, "getGlobalTransform");
     reads = () => spy.mock.calls.map(([projectUid]) => projectUid);
-    integrations = new Integrations(store, new FakeClock(T0), new Uint8Array(32));
+    clock = new FakeClock(T0);
+    integrations = new Integrations(store, clock, new Uint8Array(32));
   });
 
   afterEach(async () => {
@@ -59,5 +61,33 @@ describe("a batch of events (a synced batch of notes)", () => {
     expect(out[1]).toBe(batch[1]);
     // One event at a time gives the same.
     expect(await integrations.transformEvent(batch[2]!)).toEqual(out[2]);
+  });
+
+  it("is given back at once, no promise made, while the settings read within the last second say none applies", async () => {
+    const batch = [event(PROJECT, 1), event(OTHER, 2)];
+    // Nothing read yet: the settings are read (a promise).
+    const first = integrations.transformEvents(batch);
+    expect(first).toBeInstanceOf(Promise);
+    expect(await first).toBe(batch);
+    await clock.advance(999);
+    expect(integrations.transformEvents(batch)).toBe(batch);
+    expect(integrations.transformEvents([event(PROJECT, 3)])).toBeInstanceOf(Array);
+    expect(reads()).toEqual([PROJECT, OTHER]);
+    // A second on, they are read again.
+    await clock.advance(1);
+    const later = integrations.transformEvents(batch);
+    expect(later).toBeInstanceOf(Promise);
+    expect(await later).toBe(batch);
+    expect(reads()).toEqual([PROJECT, OTHER, PROJECT, OTHER]);
+    // A transformation set by this process is read at once and applies.
+    await store.integrations.setGlobalTransform(
+      PROJECT,
+      { transform: '{"n": body.temp}', enabled: true },
+      T0,
+    );
+    integrations.globalTransformChanged(PROJECT);
+    const reshaped = integrations.transformEvents([event(PROJECT, 7)]);
+    expect(reshaped).toBeInstanceOf(Promise);
+    expect((await reshaped)[0]!.data).toMatchObject({ n: 7 });
   });
 });

@@ -13,6 +13,7 @@ import { StoreError } from "../StoreError.js";
 import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./SqliteConnection.js";
 import type { JsonObject } from "../../../core/json.js";
 import { storedJson } from "./storedJson.js";
+import { readsBackAs } from "./deviceReadBack.js";
 import {
   DEVICE_COLUMNS,
   DEVICE_PLACES,
@@ -170,11 +171,18 @@ export class SqliteDeviceStore implements DeviceStore {
 
   constructor(private readonly sql: SqliteConnection) {}
 
-  /** The record of a stored document. Shared between callers: never mutate it. */
-  #parse(uid: string, doc: string): DeviceRecord {
+  /**
+   * The record of a stored document. Shared between callers: never mutate it. `built`: the record
+   * `doc` was just written from, taken as is when parsing `doc` would give it back member for
+   * member (`readsBackAs`): a session's write changes the document every time, and parsing it again
+   * cost more than the statement.
+   */
+  #parse(uid: string, doc: string, built?: DeviceRecord): DeviceRecord {
     const kept = this.#parsed.get(uid);
     if (kept?.doc === doc) return kept.record;
-    const record = Object.freeze(JSON.parse(doc) as DeviceRecord);
+    const record = Object.freeze(
+      built !== undefined && readsBackAs(built) ? built : (JSON.parse(doc) as DeviceRecord),
+    );
     if (!kept && this.#parsed.size >= PARSED_CACHE) this.#parsed.delete(this.#parsed.keys().next().value!);
     this.#parsed.set(uid, { doc, record });
     return record;
@@ -263,7 +271,8 @@ export class SqliteDeviceStore implements DeviceStore {
       if (sameSerial) values.splice(1, 1); // serial_number, third of DEVICE_COLUMNS
       const update = sameSerial ? UPDATE_IF_UNCHANGED_SAME_SERIAL : UPDATE_IF_UNCHANGED;
       if (this.sql.run(update, ...values, doc, uid, unless).changes === 0) return undefined;
-      return this.#parse(input.uid, doc!);
+      // Its nested members are the parsed base's unless the caller gave details of its own.
+      return this.#parse(input.uid, doc!, input.details ? undefined : next);
     }
     this.sql.run(
       `INSERT INTO devices (${DEVICE_COLUMNS}, doc) VALUES (${DEVICE_PLACES}, coalesce(?, '{}'))
@@ -272,7 +281,7 @@ export class SqliteDeviceStore implements DeviceStore {
       doc,
       doc,
     );
-    return doc === null ? next : this.#parse(input.uid, doc);
+    return doc === null ? next : this.#parse(input.uid, doc, input.details ? undefined : next);
   }
 
   #requireFleet(fleetUid: string, projectUid: string): void {
