@@ -1,0 +1,220 @@
+import type Database from "better-sqlite3";
+
+/** Tables a statement reads or writes; `null`: any table (what it touches is not known). */
+export type Tables = readonly string[] | null;
+
+/** The leading `INSERT`/`REPLACE`/`UPDATE`/`DELETE` of a write and the table it names. */
+const WRITE =
+  /^\s*(?:(?:INSERT|UPDATE)(?:\s+OR\s+(?:ROLLBACK|ABORT|REPLACE|FAIL|IGNORE))?|REPLACE)\s+(?:INTO\s+)?|^\s*DELETE\s+FROM\s+/i;
+const NAME = /^(?:main\s*\.\s*)?("?)([A-Za-z_][A-Za-z0-9_]*)\1(?=[\s(]|$)/i;
+/** A name after FROM or JOIN: a table or a view, unless `(` follows (a table-valued function). */
+const SOURCE = /\b(?:FROM|JOIN)\s+(?:main\s*\.\s*)?("?)([A-Za-z_][A-Za-z0-9_]*)\1(?!\s*\()/gi;
+const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
+
+interface Entry {
+  readonly value: unknown;
+  readonly tables: Tables;
+  /** Each table's generation when read (`tables` null: the count of writes). */
+  readonly stamps: readonly number[];
+  readonly epoch: number;
+}
+
+/** What the schema says a write reaches beyond its own table. */
+interface Schema {
+  /** SQLite's schema_version when read. */
+  readonly version: number;
+  /** Tables, by lower-case name. */
+  readonly tables: ReadonlySet<string>;
+  /** Views, by lower-case name, and the tables each reads (null: not followed). */
+  readonly views: ReadonlyMap<string, Tables>;
+  /** Tables with triggers: what a write to them changes is not followed. */
+  readonly triggered: ReadonlySet<string>;
+  /** Parent table -> the tables a foreign key action (CASCADE, SET NULL, ...) changes with it. */
+  readonly actions: ReadonlyMap<string, readonly string[]>;
+}
+
+/**
+ * A connection's reads answered from memory until a table they read changes. Each write names the
+ * table it changes (parsed from its SQL once per statement text, with the tables foreign key actions
+ * change with it); each cached read depends on the tables and views its SQL names. Whatever is not
+ * understood (DDL, a trigger, a name not in the schema, a rollback, another connection's commit)
+ * empties the cache as a whole (`changedAll`).
+ */
+export class ReadCache {
+  readonly #db: Database.Database;
+  readonly #max: number;
+  readonly #entries = new Map<string, Entry>();
+  readonly #generations = new Map<string, number>();
+  /** Bumped by every write (the stamp of a read whose tables are not known). */
+  #writes = 0;
+  #epoch = 0;
+  #external = Number.NaN;
+  readonly #written = new Map<string, Tables>();
+  readonly #read = new Map<string, Tables>();
+  #schema: Schema | undefined;
+
+  constructor(db: Database.Database, max: number) {
+    this.#db = db;
+    this.#max = max;
+  }
+
+  /**
+   * The value of `read` for `key` (a statement `sql` and its parameters), from memory while no table
+   * `sql` reads has changed and `external` (another connection's commits: SQLite's data_version) is
+   * the same.
+   */
+  get<T>(key: string, sql: string, external: number, read: () => T): T {
+    if (external !== this.#external) {
+      this.#external = external;
+      this.changedAll();
+      // Another connection's commit may have changed the schema too (rarely: a migration).
+      if (this.#schema && this.#schema.version !== this.#schemaVersion()) this.#forgetSchema();
+    }
+    const entry = this.#entries.get(key);
+    if (entry && this.#fresh(entry)) return entry.value as T;
+    const tables = this.#readTables(sql);
+    const value = read();
+    if (entry) this.#entries.delete(key);
+    else if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    const stamps = tables ? tables.map((t) => this.#generations.get(t) ?? 0) : [this.#writes];
+    this.#entries.set(key, { value, tables, stamps, epoch: this.#epoch });
+    return value;
+  }
+
+  #fresh(entry: Entry): boolean {
+    if (entry.epoch !== this.#epoch) return false;
+    const { tables, stamps } = entry;
+    if (!tables) return stamps[0] === this.#writes;
+    for (let i = 0; i < tables.length; i++) {
+      if ((this.#generations.get(tables[i]!) ?? 0) !== stamps[i]) return false;
+    }
+    return true;
+  }
+
+  /** Write statement `sql` ran (or is about to): the tables it may change are changed. */
+  wrote(sql: string): void {
+    this.#writes++;
+    let tables = this.#written.get(sql);
+    if (tables === undefined) {
+      tables = this.#writeTables(sql);
+      if (this.#written.size >= this.#max) this.#written.clear();
+      this.#written.set(sql, tables);
+    }
+    if (!tables) return this.changedAll();
+    for (const table of tables) this.#generations.set(table, (this.#generations.get(table) ?? 0) + 1);
+  }
+
+  /** Anything may have changed (a rollback, DDL, a statement not understood): nothing is kept. */
+  changedAll(): void {
+    this.#writes++;
+    this.#epoch++;
+    this.#entries.clear();
+  }
+
+  /** The table a write changes and those its foreign keys' actions change with it; null: not known. */
+  #writeTables(sql: string): Tables {
+    const verb = WRITE.exec(sql);
+    const name = verb && NAME.exec(sql.slice(verb[0].length));
+    if (!name) {
+      // DDL (or something else this does not parse): the schema may have changed too.
+      this.#forgetSchema();
+      return null;
+    }
+    const table = name[2]!.toLowerCase();
+    const schema = this.#schemaKnowing([table]);
+    if (!schema.tables.has(table)) return null;
+    const reached = new Set([table]);
+    for (const t of reached) {
+      if (schema.triggered.has(t)) return null;
+      for (const child of schema.actions.get(t) ?? []) reached.add(child);
+    }
+    return [...reached];
+  }
+
+  /** The tables a read depends on: every table its text names, and the tables of the views it names. */
+  #readTables(sql: string): Tables {
+    const known = this.#read.get(sql);
+    if (known !== undefined) return known;
+    const sources = [...sql.matchAll(SOURCE)].map((m) => m[2]!.toLowerCase());
+    const schema = this.#schemaKnowing(sources);
+    const tables = sources.every((s) => knows(schema, s)) ? namedTables(schema, sql) : null;
+    if (this.#read.size >= this.#max) this.#read.clear();
+    this.#read.set(sql, tables);
+    return tables;
+  }
+
+  /** The schema, read again if it does not know one of `names` (a table created since). */
+  #schemaKnowing(names: readonly string[]): Schema {
+    const known = this.#schema;
+    if (known && names.every((n) => knows(known, n))) return known;
+    const version = this.#schemaVersion();
+    // Not a table (a common table expression's name, a temporary table): the schema is the same.
+    if (known && known.version === version) return known;
+    if (known) this.#forgetSchema();
+    this.#schema = this.#loadSchema(version);
+    return this.#schema;
+  }
+
+  #schemaVersion(): number {
+    return this.#db.pragma("schema_version", { simple: true }) as number;
+  }
+
+  /** The schema changed: what was parsed from statements against it is parsed again. */
+  #forgetSchema(): void {
+    this.#schema = undefined;
+    this.#read.clear();
+    this.#written.clear();
+    this.changedAll();
+  }
+
+  #loadSchema(version: number): Schema {
+    const objects = this.#db
+      .prepare(
+        "SELECT type, name, tbl_name, sql FROM sqlite_schema WHERE type IN ('table', 'view', 'trigger')",
+      )
+      .all() as { type: string; name: string; tbl_name: string; sql: string | null }[];
+    const tables = new Set(objects.filter((o) => o.type === "table").map((o) => o.name.toLowerCase()));
+    const views = new Map<string, Tables>();
+    for (const o of objects.filter((v) => v.type === "view")) {
+      const words = new Set((o.sql ?? "").match(WORD)?.map((w) => w.toLowerCase()));
+      // A view over a view is not followed: reads of it depend on every table.
+      const named = [...words].filter((w) => tables.has(w));
+      const overViews = objects.some((v) => v.type === "view" && v !== o && words.has(v.name.toLowerCase()));
+      views.set(o.name.toLowerCase(), overViews ? null : named);
+    }
+    const triggered = new Set(
+      objects.filter((o) => o.type === "trigger").map((o) => o.tbl_name.toLowerCase()),
+    );
+    const actions = new Map<string, string[]>();
+    const keys = this.#db
+      .prepare(
+        `SELECT m.name AS child, f."table" AS parent FROM sqlite_schema m, pragma_foreign_key_list(m.name) f
+         WHERE m.type = 'table' AND (f.on_delete NOT IN ('NO ACTION', 'RESTRICT')
+           OR f.on_update NOT IN ('NO ACTION', 'RESTRICT'))`,
+      )
+      .all() as { child: string; parent: string }[];
+    for (const { child, parent } of keys) {
+      const list = actions.get(parent.toLowerCase()) ?? [];
+      list.push(child.toLowerCase());
+      actions.set(parent.toLowerCase(), list);
+    }
+    return { version, tables, views, triggered, actions };
+  }
+}
+
+const knows = (schema: Schema, name: string): boolean => schema.tables.has(name) || schema.views.has(name);
+
+/** The tables `sql` names, directly or through a view; null when it names none or a view not followed. */
+function namedTables(schema: Schema, sql: string): Tables {
+  const found = new Set<string>();
+  for (const word of sql.match(WORD) ?? []) {
+    const name = word.toLowerCase();
+    if (schema.tables.has(name)) found.add(name);
+    else if (schema.views.has(name)) {
+      const read = schema.views.get(name)!;
+      if (!read) return null;
+      for (const t of read) found.add(t);
+    }
+  }
+  return found.size > 0 ? [...found] : null;
+}
