@@ -29,8 +29,13 @@ interface Schema {
   readonly views: ReadonlyMap<string, Tables>;
   /** Tables with triggers: what a write to them changes is not followed. */
   readonly triggered: ReadonlySet<string>;
-  /** Parent table -> the tables a foreign key action (CASCADE, SET NULL, ...) changes with it. */
-  readonly actions: ReadonlyMap<string, readonly string[]>;
+  /**
+   * Parent table -> the tables a foreign key action (CASCADE, SET NULL, ...) changes when one of its
+   * rows is deleted (`delete`), or its key updated (`update`).
+   */
+  readonly actions: { readonly [K in "delete" | "update"]: ReadonlyMap<string, readonly string[]> };
+  /** Tables whose constraints replace a conflicting row (`ON CONFLICT REPLACE`): an insert may delete. */
+  readonly replacing: ReadonlySet<string>;
 }
 
 /**
@@ -111,7 +116,10 @@ export class ReadCache {
     this.#entries.clear();
   }
 
-  /** The table a write changes and those its foreign keys' actions change with it; null: not known. */
+  /**
+   * The table a write changes and those its foreign keys' actions change with it (a delete's, an
+   * update's); null: not known.
+   */
   #writeTables(sql: string): Tables {
     const verb = WRITE.exec(sql);
     const name = verb && NAME.exec(sql.slice(verb[0].length));
@@ -122,11 +130,18 @@ export class ReadCache {
     }
     const table = name[2]!.toLowerCase();
     const schema = this.#schemaKnowing([table]);
-    if (!schema.tables.has(table)) return null;
+    if (!schema.tables.has(table) || schema.triggered.has(table)) return null;
+    // Whether it may delete rows of `table` (a REPLACE among them), or update them (an upsert).
+    const deletes = /^\s*DELETE|REPLACE/i.test(verb[0]) || schema.replacing.has(table);
+    const updates = /^\s*UPDATE/i.test(verb[0]) || /\bDO\s+UPDATE\b/i.test(sql);
     const reached = new Set([table]);
+    const { actions } = schema;
     for (const t of reached) {
       if (schema.triggered.has(t)) return null;
-      for (const child of schema.actions.get(t) ?? []) reached.add(child);
+      // What an action does to a child's row (a delete, or an update) is not told apart: both follow.
+      const first = t === table;
+      if (deletes || !first) for (const child of actions.delete.get(t) ?? []) reached.add(child);
+      if (updates || !first) for (const child of actions.update.get(t) ?? []) reached.add(child);
     }
     return [...reached];
   }
@@ -185,20 +200,27 @@ export class ReadCache {
     const triggered = new Set(
       objects.filter((o) => o.type === "trigger").map((o) => o.tbl_name.toLowerCase()),
     );
-    const actions = new Map<string, string[]>();
+    const replacing = new Set(
+      objects
+        .filter((o) => o.type === "table" && /\bREPLACE\b/i.test(o.sql ?? ""))
+        .map((o) => o.name.toLowerCase()),
+    );
     const keys = this.#db
       .prepare(
-        `SELECT m.name AS child, f."table" AS parent FROM sqlite_schema m, pragma_foreign_key_list(m.name) f
-         WHERE m.type = 'table' AND (f.on_delete NOT IN ('NO ACTION', 'RESTRICT')
-           OR f.on_update NOT IN ('NO ACTION', 'RESTRICT'))`,
+        `SELECT m.name AS child, f."table" AS parent, f.on_delete, f.on_update
+         FROM sqlite_schema m, pragma_foreign_key_list(m.name) f WHERE m.type = 'table'`,
       )
-      .all() as { child: string; parent: string }[];
-    for (const { child, parent } of keys) {
-      const list = actions.get(parent.toLowerCase()) ?? [];
-      list.push(child.toLowerCase());
-      actions.set(parent.toLowerCase(), list);
+      .all() as { child: string; parent: string; on_delete: string; on_update: string }[];
+    const actions = { delete: new Map<string, string[]>(), update: new Map<string, string[]>() };
+    const follow = (on: Map<string, string[]>, action: string, parent: string, child: string) => {
+      if (action === "NO ACTION" || action === "RESTRICT") return;
+      on.set(parent.toLowerCase(), [...(on.get(parent.toLowerCase()) ?? []), child.toLowerCase()]);
+    };
+    for (const k of keys) {
+      follow(actions.delete, k.on_delete, k.parent, k.child);
+      follow(actions.update, k.on_update, k.parent, k.child);
     }
-    return { version, tables, views, triggered, actions };
+    return { version, tables, views, triggered, actions, replacing };
   }
 }
 

@@ -9,12 +9,13 @@ import { FakeClock } from "../../../runtime/FakeClock.js";
 
 // `SqliteConnection.cachedGet`/`cachedAll` (ReadCache): a read is answered from memory until a table
 // its SQL names changes. A write through the connection changes the table it names, and those its
-// foreign keys' actions change with it; a table with a trigger, DDL, a statement not understood, a
+// foreign keys' actions change with it (a delete's, or an update's); a table with a trigger, DDL, a statement not understood, a
 // rollback or another connection's commit change every table.
 
 const SCHEMA = `
   CREATE TABLE parent (id INTEGER PRIMARY KEY, label TEXT);
-  CREATE TABLE child (id INTEGER PRIMARY KEY, parent_id INTEGER REFERENCES parent(id) ON DELETE CASCADE, n INTEGER);
+  CREATE TABLE child (id INTEGER PRIMARY KEY, n INTEGER,
+    parent_id INTEGER REFERENCES parent(id) ON DELETE CASCADE ON UPDATE CASCADE);
   CREATE TABLE grandchild (id INTEGER PRIMARY KEY, child_id INTEGER REFERENCES child(id) ON DELETE SET NULL);
   CREATE TABLE other (id INTEGER PRIMARY KEY, n INTEGER);
   CREATE TABLE audited (id INTEGER PRIMARY KEY, n INTEGER);
@@ -61,6 +62,16 @@ describe("a connection's cached reads", () => {
     expect(sql.cachedGet<{ label: string }>("SELECT label FROM parent WHERE id = ?", 2)?.label).toBe("two");
     sql.run("UPDATE parent SET label = ? WHERE id = ?", "uno", 2);
     expect(sql.cachedAll(READS.parent)).toEqual(fresh("parent"));
+    // Rows of a parent updated or inserted, none deleted: the reads of children whose foreign keys
+    // act only on a delete stay (child -> grandchild: ON DELETE SET NULL).
+    expect(sql.cachedAll(READS.grandchild)).toEqual(fresh("grandchild"));
+    behind("DELETE FROM grandchild");
+    sql.run("UPDATE child SET n = 9 WHERE id = 10");
+    sql.run("INSERT INTO child (id, parent_id, n) VALUES (12, 1, 0)");
+    sql.run("INSERT INTO child (id, parent_id, n) VALUES (12, 1, 1) ON CONFLICT (id) DO NOTHING");
+    expect(sql.cachedAll(READS.grandchild)).toEqual([{ id: 100, child_id: 10 }]);
+    sql.run("INSERT OR REPLACE INTO child (id, parent_id, n) VALUES (12, 1, 2)");
+    expect(sql.cachedAll(READS.grandchild)).toEqual([]);
   });
 
   it("show each form of write to their table", () => {
@@ -80,6 +91,10 @@ describe("a connection's cached reads", () => {
   });
 
   it("show what foreign key actions and triggers change with the table written", () => {
+    sql.cachedAll(READS.child);
+    sql.run("UPDATE parent SET id = 3 WHERE id = 2");
+    expect(sql.cachedAll(READS.child)).toEqual(fresh("child"));
+    expect(fresh("child")).toContainEqual({ id: 20, parent_id: 3, n: 0 });
     for (const read of ["child", "grandchild", "view", "join", "cte"] as const) sql.cachedAll(READS[read]);
     sql.run("DELETE FROM parent WHERE id = ?", 1);
     for (const read of ["child", "grandchild", "view", "join", "cte"] as const)
@@ -157,6 +172,8 @@ describe("a connection's cached reads", () => {
     const writes = [
       "UPDATE parent SET label = label || 'x' WHERE id = 1",
       "DELETE FROM parent WHERE id = 2",
+      "UPDATE parent SET id = id + 10 WHERE id = (SELECT max(id) FROM parent)",
+      "UPDATE child SET id = id + 1 WHERE id = (SELECT max(id) FROM child)",
       "INSERT INTO parent (label) VALUES ('new')",
       "INSERT OR REPLACE INTO parent (id, label) VALUES (1, 'replaced')",
       "UPDATE child SET n = n + 1 WHERE parent_id = 1",
@@ -168,6 +185,14 @@ describe("a connection's cached reads", () => {
       "INSERT INTO audited (n) VALUES (3)",
     ];
     const reads = Object.keys(READS) as Read[];
+    // A write a foreign key refuses changes nothing (the statement is undone on its own).
+    const write = (text: string) => {
+      try {
+        sql.run(text);
+      } catch (error) {
+        expect(String(error)).toContain("FOREIGN KEY");
+      }
+    };
     type Step =
       | { kind: "write"; i: number }
       | { kind: "read"; read: Read }
@@ -183,12 +208,12 @@ describe("a connection's cached reads", () => {
         sql = new SqliteConnection(":memory:");
         sql.db.exec(SCHEMA);
         for (const s of steps) {
-          if (s.kind === "write") sql.run(writes[s.i]!);
+          if (s.kind === "write") write(writes[s.i]!);
           else if (s.kind === "read") expect(sql.cachedAll(READS[s.read]), s.read).toEqual(fresh(s.read));
           else {
             const undo = () =>
               sql.transaction(() => {
-                sql.run(writes[s.i]!);
+                write(writes[s.i]!);
                 for (const read of reads) expect(sql.cachedAll(READS[read])).toEqual(fresh(read));
                 throw new Error("undo");
               });
