@@ -10,13 +10,20 @@ const NAME = /^(?:main\s*\.\s*)?("?)([A-Za-z_][A-Za-z0-9_]*)\1(?=[\s(]|$)/i;
 /** A name after FROM or JOIN: a table or a view, unless `(` follows (a table-valued function). */
 const SOURCE = /\b(?:FROM|JOIN)\s+(?:main\s*\.\s*)?("?)([A-Za-z_][A-Za-z0-9_]*)\1(?!\s*\()/gi;
 const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
+/** Read statements whose values are kept, by text (for each of `get` and `all`). */
+const MAX_STATEMENTS = 1000;
 
 interface Entry {
   readonly value: unknown;
-  readonly tables: Tables;
-  /** Each table's generation when read (`tables` null: the count of writes). */
+  /** Each table's generation when read (the statement's tables null: the count of writes). */
   readonly stamps: readonly number[];
   readonly epoch: number;
+}
+
+/** One read statement's text (`get` or `all`): the tables it reads, its values by parameters. */
+interface Reads {
+  readonly tables: Tables;
+  readonly entries: Map<string, Entry>;
 }
 
 /** What the schema says a write reaches beyond its own table. */
@@ -48,14 +55,19 @@ interface Schema {
 export class ReadCache {
   readonly #db: Database.Database;
   readonly #max: number;
-  readonly #entries = new Map<string, Entry>();
+  /**
+   * By statement text, for `get` and for `all`: a text from the store's source is the same string
+   * every time, whose hash V8 keeps, so only the short key of the parameters is hashed anew.
+   */
+  readonly #statements = { get: new Map<string, Reads>(), all: new Map<string, Reads>() };
+  /** How many values are kept, over all statements. */
+  #size = 0;
   readonly #generations = new Map<string, number>();
   /** Bumped by every write (the stamp of a read whose tables are not known). */
   #writes = 0;
   #epoch = 0;
   #external = Number.NaN;
   readonly #written = new Map<string, Tables>();
-  readonly #read = new Map<string, Tables>();
   #schema: Schema | undefined;
 
   constructor(db: Database.Database, max: number) {
@@ -64,31 +76,41 @@ export class ReadCache {
   }
 
   /**
-   * The value of `read` for `key` (a statement `sql` and its parameters), from memory while no table
+   * The value of `read` (statement `sql`, run by `kind` with `params`), from memory while no table
    * `sql` reads has changed and `external` (another connection's commits: SQLite's data_version) is
    * the same.
    */
-  get<T>(key: string, sql: string, external: number, read: () => T): T {
+  get<T>(kind: "get" | "all", sql: string, params: readonly unknown[], external: number, read: () => T): T {
     if (external !== this.#external) {
       this.#external = external;
       this.changedAll();
       // Another connection's commit may have changed the schema too (rarely: a migration).
       if (this.#schema && this.#schema.version !== this.#schemaVersion()) this.#forgetSchema();
     }
-    const entry = this.#entries.get(key);
-    if (entry && this.#fresh(entry)) return entry.value as T;
-    const tables = this.#readTables(sql);
+    let reads = this.#statements[kind].get(sql);
+    if (!reads) {
+      // Statements built with values in their text would pile up: kept up to a bound.
+      if (this.#statements[kind].size >= MAX_STATEMENTS) this.#forgetStatements();
+      reads = { tables: this.#readTables(sql), entries: new Map() };
+      this.#statements[kind].set(sql, reads);
+    }
+    const key = paramsKey(params);
+    const entry = reads.entries.get(key);
+    if (entry && this.#fresh(reads.tables, entry)) return entry.value as T;
     const value = read();
-    if (entry) this.#entries.delete(key);
-    else if (this.#entries.size >= this.#max) this.#entries.delete(this.#entries.keys().next().value!);
+    if (!entry) {
+      if (this.#size >= this.#max) this.#clear();
+      this.#size++;
+    }
+    const { tables } = reads;
     const stamps = tables ? tables.map((t) => this.#generations.get(t) ?? 0) : [this.#writes];
-    this.#entries.set(key, { value, tables, stamps, epoch: this.#epoch });
+    reads.entries.set(key, { value, stamps, epoch: this.#epoch });
     return value;
   }
 
-  #fresh(entry: Entry): boolean {
+  #fresh(tables: Tables, entry: Entry): boolean {
     if (entry.epoch !== this.#epoch) return false;
-    const { tables, stamps } = entry;
+    const { stamps } = entry;
     if (!tables) return stamps[0] === this.#writes;
     for (let i = 0; i < tables.length; i++) {
       if ((this.#generations.get(tables[i]!) ?? 0) !== stamps[i]) return false;
@@ -113,7 +135,14 @@ export class ReadCache {
   changedAll(): void {
     this.#writes++;
     this.#epoch++;
-    this.#entries.clear();
+    this.#clear();
+  }
+
+  /** Forgets every value (a statement's tables stay known). */
+  #clear(): void {
+    for (const reads of this.#statements.get.values()) reads.entries.clear();
+    for (const reads of this.#statements.all.values()) reads.entries.clear();
+    this.#size = 0;
   }
 
   /**
@@ -148,13 +177,9 @@ export class ReadCache {
 
   /** The tables a read depends on: every table its text names, and the tables of the views it names. */
   #readTables(sql: string): Tables {
-    const known = this.#read.get(sql);
-    if (known !== undefined) return known;
     const sources = [...sql.matchAll(SOURCE)].map((m) => m[2]!.toLowerCase());
     const schema = this.#schemaKnowing(sources);
     const tables = sources.every((s) => knows(schema, s)) ? namedTables(schema, sql) : null;
-    if (this.#read.size >= this.#max) this.#read.clear();
-    this.#read.set(sql, tables);
     return tables;
   }
 
@@ -177,9 +202,15 @@ export class ReadCache {
   /** The schema changed: what was parsed from statements against it is parsed again. */
   #forgetSchema(): void {
     this.#schema = undefined;
-    this.#read.clear();
     this.#written.clear();
+    this.#forgetStatements();
     this.changedAll();
+  }
+
+  #forgetStatements(): void {
+    this.#clear();
+    this.#statements.get.clear();
+    this.#statements.all.clear();
   }
 
   #loadSchema(version: number): Schema {
@@ -239,4 +270,17 @@ function namedTables(schema: Schema, sql: string): Tables {
     }
   }
   return found.size > 0 ? [...found] : null;
+}
+
+/**
+ * The key of a read's parameters: strings (the usual uids) each followed by NUL, else their JSON
+ * (which never ends with NUL).
+ */
+function paramsKey(params: readonly unknown[]): string {
+  let key = "";
+  for (const p of params) {
+    if (typeof p !== "string" || p.includes("\u0000")) return JSON.stringify(params);
+    key += `${p}\u0000`;
+  }
+  return key;
 }

@@ -376,7 +376,7 @@ export class SqliteConnection {
    * every request or session makes (token, project, configuration); callers must not mutate the row.
    */
   cachedGet<T>(sql: string, ...params: unknown[]): T | undefined {
-    return this.#cached(sql, params, () => this.get<T>(sql, ...params));
+    return this.#reads.get("get", sql, params, this.#dataVersion(), () => this.get<T>(sql, ...params));
   }
 
   /**
@@ -384,12 +384,7 @@ export class SqliteConnection {
    * callers must not mutate the rows or the array.
    */
   cachedAll<T>(sql: string, ...params: unknown[]): readonly T[] {
-    return this.#cached(`all\u0000${sql}`, params, () => this.all<T>(sql, ...params));
-  }
-
-  #cached<T>(sql: string, params: unknown[], read: () => T): T {
-    this.version();
-    return this.#reads.get(`${sql}\u0000${JSON.stringify(params)}`, sql, this.#external, read);
+    return this.#reads.get("all", sql, params, this.#dataVersion(), () => this.all<T>(sql, ...params));
   }
 
   #undone(): void {
@@ -412,8 +407,12 @@ export class SqliteConnection {
    * commit by another connection to the same file (SQLite's data_version).
    */
   version(): string {
-    // Another process's commit is noticed from the next turn of the event loop on: one check
-    // serves all the lookups of a request.
+    return `${this.#dataVersion()}:${this.#writes}`;
+  }
+
+  /** SQLite's data_version: another process's commit is noticed from the next turn of the event loop on. */
+  #dataVersion(): number {
+    // One check serves all the lookups of a request.
     if (!this.#externalChecked) {
       this.#external = this.statement("PRAGMA data_version").pluck().get() as number;
       this.#externalChecked = true;
@@ -421,7 +420,7 @@ export class SqliteConnection {
         this.#externalChecked = false;
       });
     }
-    return `${this.#external}:${this.#writes}`;
+    return this.#external;
   }
 
   /**

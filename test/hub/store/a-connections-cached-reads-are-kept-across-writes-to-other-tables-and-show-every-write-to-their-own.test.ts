@@ -74,6 +74,22 @@ describe("a connection's cached reads", () => {
     expect(sql.cachedAll(READS.grandchild)).toEqual([]);
   });
 
+  it("keep the values of different parameters apart", () => {
+    const both = (...params: unknown[]) =>
+      sql.cachedGet("SELECT ? AS v, ? AS w FROM parent LIMIT 1", ...params);
+    const cases: unknown[][] = [
+      [1, "x"],
+      ["1", "x"],
+      ["a\u0000", "b"],
+      ["a", "\u0000b"],
+      [null, "x"],
+      ["null", "x"],
+      ['["a","b"]', ""],
+    ];
+    for (const params of cases) expect(both(...params)).toEqual({ v: params[0], w: params[1] });
+    for (const params of cases) expect(both(...params)).toEqual({ v: params[0], w: params[1] });
+  });
+
   it("show each form of write to their table", () => {
     const writes = [
       "INSERT INTO other (id, n) VALUES (1, 1)",
