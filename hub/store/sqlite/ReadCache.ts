@@ -13,17 +13,12 @@ const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 /** Read statements whose values are kept, by text (for each of `get` and `all`). */
 const MAX_STATEMENTS = 1000;
 
-interface Entry {
-  readonly value: unknown;
-  /** Each table's generation when read (the statement's tables null: the count of writes). */
-  readonly stamps: readonly number[];
-  readonly epoch: number;
-}
-
-/** One read statement's text (`get` or `all`): the tables it reads, its values by parameters. */
+/**
+ * One read statement's text (`get` or `all`): its values by parameters (wrapped: a `get` may find no
+ * row), emptied whenever a table it reads is written.
+ */
 interface Reads {
-  readonly tables: Tables;
-  readonly entries: Map<string, Entry>;
+  readonly entries: Map<string, { readonly value: unknown }>;
 }
 
 /** What the schema says a write reaches beyond its own table. */
@@ -48,9 +43,9 @@ interface Schema {
 /**
  * A connection's reads answered from memory until a table they read changes. Each write names the
  * table it changes (parsed from its SQL once per statement text, with the tables foreign key actions
- * change with it); each cached read depends on the tables and views its SQL names. Whatever is not
- * understood (DDL, a trigger, a name not in the schema, a rollback, another connection's commit)
- * empties the cache as a whole (`changedAll`).
+ * change with it), and empties at once the values of the read statements that name it (their tables
+ * and views): nothing stale is kept. Whatever is not understood (DDL, a trigger, a name not in the
+ * schema, a rollback, another connection's commit) empties the cache as a whole (`changedAll`).
  */
 export class ReadCache {
   readonly #db: Database.Database;
@@ -62,10 +57,10 @@ export class ReadCache {
   readonly #statements = { get: new Map<string, Reads>(), all: new Map<string, Reads>() };
   /** How many values are kept, over all statements. */
   #size = 0;
-  readonly #generations = new Map<string, number>();
-  /** Bumped by every write (the stamp of a read whose tables are not known). */
-  #writes = 0;
-  #epoch = 0;
+  /** By table, the statements that read it. */
+  readonly #readers = new Map<string, Reads[]>();
+  /** Statements whose tables are not known: emptied by every write. */
+  #readsAny: Reads[] = [];
   #external = Number.NaN;
   readonly #written = new Map<string, Tables>();
   #schema: Schema | undefined;
@@ -91,36 +86,39 @@ export class ReadCache {
     if (!reads) {
       // Statements built with values in their text would pile up: kept up to a bound.
       if (this.#statements[kind].size >= MAX_STATEMENTS) this.#forgetStatements();
-      reads = { tables: this.#readTables(sql), entries: new Map() };
+      reads = this.#statement(sql);
       this.#statements[kind].set(sql, reads);
     }
     const key = paramsKey(params);
     const entry = reads.entries.get(key);
-    if (entry && this.#fresh(reads.tables, entry)) return entry.value as T;
+    if (entry) return entry.value as T;
     const value = read();
-    if (!entry) {
-      if (this.#size >= this.#max) this.#clear();
-      this.#size++;
-    }
-    const { tables } = reads;
-    const stamps = tables ? tables.map((t) => this.#generations.get(t) ?? 0) : [this.#writes];
-    reads.entries.set(key, { value, stamps, epoch: this.#epoch });
+    if (this.#size >= this.#max) this.#clear();
+    this.#size++;
+    reads.entries.set(key, { value });
     return value;
   }
 
-  #fresh(tables: Tables, entry: Entry): boolean {
-    if (entry.epoch !== this.#epoch) return false;
-    const { stamps } = entry;
-    if (!tables) return stamps[0] === this.#writes;
-    for (let i = 0; i < tables.length; i++) {
-      if ((this.#generations.get(tables[i]!) ?? 0) !== stamps[i]) return false;
+  /** A read statement newly seen, listed under each table it reads. */
+  #statement(sql: string): Reads {
+    const reads: Reads = { entries: new Map() };
+    const tables = this.#readTables(sql);
+    if (!tables) this.#readsAny.push(reads);
+    for (const table of tables ?? []) {
+      const list = this.#readers.get(table);
+      if (list) list.push(reads);
+      else this.#readers.set(table, [reads]);
     }
-    return true;
+    return reads;
+  }
+
+  #empty(reads: Reads): void {
+    this.#size -= reads.entries.size;
+    reads.entries.clear();
   }
 
   /** Write statement `sql` ran (or is about to): the tables it may change are changed. */
   wrote(sql: string): void {
-    this.#writes++;
     let tables = this.#written.get(sql);
     if (tables === undefined) {
       tables = this.#writeTables(sql);
@@ -128,13 +126,12 @@ export class ReadCache {
       this.#written.set(sql, tables);
     }
     if (!tables) return this.changedAll();
-    for (const table of tables) this.#generations.set(table, (this.#generations.get(table) ?? 0) + 1);
+    for (const table of tables) for (const reads of this.#readers.get(table) ?? []) this.#empty(reads);
+    for (const reads of this.#readsAny) this.#empty(reads);
   }
 
   /** Anything may have changed (a rollback, DDL, a statement not understood): nothing is kept. */
   changedAll(): void {
-    this.#writes++;
-    this.#epoch++;
     this.#clear();
   }
 
@@ -211,6 +208,8 @@ export class ReadCache {
     this.#clear();
     this.#statements.get.clear();
     this.#statements.all.clear();
+    this.#readers.clear();
+    this.#readsAny = [];
   }
 
   #loadSchema(version: number): Schema {
