@@ -9,7 +9,7 @@ import type {
 } from "./AutomationStore.js";
 import type { Page, PageResult } from "./records.js";
 import { storedJson } from "./sqlite/storedJson.js";
-import type { SqlPort } from "./SqlPort.js";
+import { reread, type SqlPort } from "./SqlPort.js";
 import { StoreError } from "./StoreError.js";
 
 // Every store method below is a single statement, so it is atomic on its own on either backend.
@@ -99,7 +99,9 @@ export class SqlMonitorStore implements MonitorStore {
   }
 
   async listMonitors(projectUid: string): Promise<MonitorRecord[]> {
-    const rows = await this.sql.all<MonitorRow>(
+    // Read after every session (the monitors' step).
+    const rows = await reread.all<MonitorRow>(
+      this.sql,
       "SELECT * FROM monitors WHERE project_uid = ? ORDER BY created, uid",
       projectUid,
     );

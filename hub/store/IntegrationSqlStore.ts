@@ -4,7 +4,7 @@ import type {
   SecretRecord,
   WebhookRecord,
 } from "./IntegrationStore.js";
-import type { SqlPort } from "./SqlPort.js";
+import { reread, type SqlPort } from "./SqlPort.js";
 
 interface WebhookRow {
   project_uid: string;
@@ -160,7 +160,9 @@ export class IntegrationSqlStore implements IntegrationStore {
   }
 
   async getGlobalTransform(projectUid: string): Promise<GlobalTransformRecord | undefined> {
-    const row = await this.sql.get<TransformRow>(
+    // Read by every session's events.
+    const row = await reread.get<TransformRow>(
+      this.sql,
       "SELECT * FROM global_transforms WHERE project_uid = ?",
       projectUid,
     );

@@ -2,6 +2,7 @@ import Database from "better-sqlite3";
 import type { Clock, TimerHandle } from "../../../core/Clock.js";
 import { Checkpointer, RESTART_BYTES, type CheckpointerOptions } from "./Checkpointer.js";
 import { migrations } from "./migrations.js";
+import { ReadCache } from "./ReadCache.js";
 import { TransactionGate } from "./TransactionGate.js";
 
 type Statement = Database.Statement<unknown[], unknown>;
@@ -9,7 +10,8 @@ type Statement = Database.Statement<unknown[], unknown>;
 const MAX_CACHED_STATEMENTS = 500;
 /** SQLite's default: the commit that takes the log past this many pages copies it into the database. */
 const AUTO_CHECKPOINT_PAGES = 1000;
-const MAX_CACHED_READS = 10_000;
+/** Reads kept (`cachedGet`, `cachedAll`): a few a device (its DFU requests, its variables) for a fleet. */
+const MAX_CACHED_READS = 65_536;
 /** How long after a durable commit its log is copied into the database (see `#checkpointSoon`). */
 const CHECKPOINT_DELAY_MS = 100;
 
@@ -51,8 +53,7 @@ export class SqliteConnection {
   readonly #statements = new Map<string, Statement>();
   /** Bumped by every write through this connection. */
   #writes = 0;
-  readonly #reads = new Map<string, unknown>();
-  #readsVersion = "";
+  readonly #reads: ReadCache;
   #external = -1;
   #externalChecked = false;
   /** Store methods' transactions (`transaction`) running now, one inside another. */
@@ -84,7 +85,7 @@ export class SqliteConnection {
     },
     rollback: (depth, durable) => {
       this.#frames--;
-      this.#writes++;
+      this.#undone();
       if (depth === 0 && !durable && this.#group) return this.#undoInGroup(this.#group);
       // SQLite may already have rolled the whole transaction back itself (after some errors).
       if (!this.db.inTransaction) {
@@ -128,7 +129,7 @@ export class SqliteConnection {
       this.#control("COMMIT");
       group.resolve();
     } catch (error) {
-      this.#writes++;
+      this.#undone();
       if (this.db.inTransaction) this.#control("ROLLBACK");
       group.reject(error);
     }
@@ -271,6 +272,7 @@ export class SqliteConnection {
 
   constructor(path: string, options: SqliteConnectionOptions = {}) {
     this.db = new Database(path);
+    this.#reads = new ReadCache(this.db, MAX_CACHED_READS);
     this.db.pragma("journal_mode = WAL");
     // NORMAL in WAL mode: a commit survives a process crash; only a power cut may lose the last
     // transactions, never corrupt the file.
@@ -370,32 +372,24 @@ export class SqliteConnection {
   }
 
   /**
-   * `get`, answered from memory until the data changes (see `version`). For the lookups every
-   * request makes (token, user, project, role); callers must not mutate the row.
+   * `get`, answered from memory until a table `sql` names changes (`ReadCache`). For the lookups
+   * every request or session makes (token, project, configuration); callers must not mutate the row.
    */
   cachedGet<T>(sql: string, ...params: unknown[]): T | undefined {
-    return this.#cached(`${sql}\u0000${JSON.stringify(params)}`, () => this.get<T>(sql, ...params));
+    return this.#reads.get("get", sql, params, this.#dataVersion(), () => this.get<T>(sql, ...params));
   }
 
   /**
-   * `all`, answered from memory until the data changes, as `cachedGet` (the environment a session
-   * reads several times); callers must not mutate the rows or the array.
+   * `all`, answered from memory as `cachedGet` (the environment a session reads several times);
+   * callers must not mutate the rows or the array.
    */
   cachedAll<T>(sql: string, ...params: unknown[]): readonly T[] {
-    return this.#cached(`all\u0000${sql}\u0000${JSON.stringify(params)}`, () => this.all<T>(sql, ...params));
+    return this.#reads.get("all", sql, params, this.#dataVersion(), () => this.all<T>(sql, ...params));
   }
 
-  #cached<T>(key: string, read: () => T): T {
-    const version = this.version();
-    if (version !== this.#readsVersion) {
-      this.#reads.clear();
-      this.#readsVersion = version;
-    }
-    if (this.#reads.has(key)) return this.#reads.get(key) as T;
-    const value = read();
-    if (this.#reads.size >= MAX_CACHED_READS) this.#reads.clear();
-    this.#reads.set(key, value);
-    return value;
+  #undone(): void {
+    this.#writes++;
+    this.#reads.changedAll();
   }
 
   all<T>(sql: string, ...params: unknown[]): T[] {
@@ -404,16 +398,21 @@ export class SqliteConnection {
 
   run(sql: string, ...params: unknown[]): Database.RunResult {
     this.#writes++;
+    this.#reads.wrote(sql);
     return this.statement(sql).run(...params);
   }
 
   /**
-   * Changes whenever the data may have changed: a write through this connection, or a commit by
-   * another connection to the same file (SQLite's data_version). Read caches key on it.
+   * Changes whenever the data may have changed: a write through this connection, a rollback, or a
+   * commit by another connection to the same file (SQLite's data_version).
    */
   version(): string {
-    // Another process's commit is noticed from the next turn of the event loop on: one check
-    // serves all the lookups of a request.
+    return `${this.#dataVersion()}:${this.#writes}`;
+  }
+
+  /** SQLite's data_version: another process's commit is noticed from the next turn of the event loop on. */
+  #dataVersion(): number {
+    // One check serves all the lookups of a request.
     if (!this.#externalChecked) {
       this.#external = this.statement("PRAGMA data_version").pluck().get() as number;
       this.#externalChecked = true;
@@ -421,7 +420,7 @@ export class SqliteConnection {
         this.#externalChecked = false;
       });
     }
-    return `${this.#external}:${this.#writes}`;
+    return this.#external;
   }
 
   /**
@@ -442,7 +441,7 @@ export class SqliteConnection {
       this.#control(inner ? "RELEASE hub_call" : "COMMIT");
       return result;
     } catch (error) {
-      this.#writes++; // rolled back: cached reads may show what was undone
+      this.#undone();
       // SQLite may already have rolled the whole transaction back itself (after some errors).
       if (this.db.inTransaction) {
         if (inner) this.#undoTo("hub_call");
@@ -466,7 +465,7 @@ export class SqliteConnection {
     try {
       return work();
     } catch (error) {
-      this.#writes++;
+      this.#undone();
       this.gate.doom(error);
       throw error;
     }

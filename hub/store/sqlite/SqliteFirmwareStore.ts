@@ -275,7 +275,8 @@ export class SqliteFirmwareStore implements FirmwareStore {
     deviceUid: string,
     type: FirmwareType,
   ): Promise<DfuRequestRecord | undefined> {
-    const row = this.sql.get<RequestRow>(
+    // Read by every session's open (is there firmware to offer?).
+    const row = this.sql.cachedGet<RequestRow>(
       `SELECT * FROM dfu_requests WHERE project_uid = ? AND device_uid = ? AND type = ?
         ORDER BY id DESC LIMIT 1`,
       projectUid,

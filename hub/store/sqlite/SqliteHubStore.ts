@@ -41,6 +41,8 @@ function sqlitePort(sql: SqliteConnection): SqlPort {
     get: async <T>(text: string, ...params: unknown[]) => sql.get<T>(text, ...params),
     all: async <T>(text: string, ...params: unknown[]) => sql.all<T>(text, ...params),
     run: async (text: string, ...params: unknown[]) => sql.run(text, ...params).changes,
+    cachedGet: async <T>(text: string, ...params: unknown[]) => sql.cachedGet<T>(text, ...params),
+    cachedAll: async <T>(text: string, ...params: unknown[]) => sql.cachedAll<T>(text, ...params),
   };
 }
 

@@ -61,7 +61,8 @@ export class SqliteNotefileStore implements NotefileStore {
   }
 
   async syncOutlook(deviceUid: string): Promise<SyncOutlook> {
-    return q.syncOutlook(this.sql.all<q.OutlookRow>(q.SYNC_OUTLOOK, deviceUid, deviceUid, deviceUid));
+    // Every session's open: from memory until a notefile, note, tracker or signal is written.
+    return q.syncOutlook(this.sql.cachedAll<q.OutlookRow>(q.SYNC_OUTLOOK, deviceUid, deviceUid, deviceUid));
   }
 
   async forgetDeletedNotefiles(deviceUid: string, fileIds: readonly string[]): Promise<void> {

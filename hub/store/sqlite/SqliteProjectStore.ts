@@ -170,7 +170,8 @@ export class SqliteProjectStore implements ProjectStore {
   }
 
   async getProduct(uid: string): Promise<ProductRecord | undefined> {
-    const row = this.sql.get<ProductRow>("SELECT * FROM products WHERE uid = ?", uid);
+    // Read by every session's open.
+    const row = this.sql.cachedGet<ProductRow>("SELECT * FROM products WHERE uid = ?", uid);
     return row && product(row);
   }
 
@@ -217,8 +218,9 @@ export class SqliteProjectStore implements ProjectStore {
   }
 
   async listFleets(projectUid: string): Promise<FleetRecord[]> {
+    // Read after every session (smart fleets' rules).
     return this.sql
-      .all<FleetRow>("SELECT * FROM fleets WHERE project_uid = ? ORDER BY created, uid", projectUid)
+      .cachedAll<FleetRow>("SELECT * FROM fleets WHERE project_uid = ? ORDER BY created, uid", projectUid)
       .map(fleet);
   }
 
