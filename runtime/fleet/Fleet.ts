@@ -344,7 +344,8 @@ export class Fleet {
    * Every module syncs what it still holds (the run's last notes), a batch of modules at a time
    * (so that the sessions' latencies are those of a fleet at work, not of a queue), and the fleet
    * waits for it. On a fake clock what a batch's sessions store is committed together (one group
-   * commit a step), the clock moved on only for what waits on it, as before.
+   * commit a step, answered at once), and the clock moves on only while a session still waits on
+   * it (so that the modules' own schedules add no sessions after the run).
    */
   async #drain(): Promise<void> {
     const fake = this.clock instanceof FakeClock ? this.clock : undefined;
