@@ -280,7 +280,6 @@ export class Fleet {
       this.#groupCommits(true);
       await this.#drive(durationMs, progress, () => campaigns?.settled());
     } finally {
-      // The last syncs commit on their own: batch after batch on a clock moved only for them.
       this.#groupCommits(false);
       campaigns?.stop();
       for (const member of this.#members) member.stop(this.#context);
@@ -344,7 +343,9 @@ export class Fleet {
   /**
    * Every module syncs what it still holds (the run's last notes), a batch of modules at a time
    * (so that the sessions' latencies are those of a fleet at work, not of a queue), and the fleet
-   * waits for it.
+   * waits for it. On a fake clock what a batch's sessions store is committed together (one group
+   * commit a step, answered at once), and the clock moves on only while a session still waits on
+   * it (so that the modules' own schedules add no sessions after the run).
    */
   async #drain(): Promise<void> {
     const fake = this.clock instanceof FakeClock ? this.clock : undefined;
@@ -352,12 +353,19 @@ export class Fleet {
     const size = fake ? DRAIN_BATCH : this.#members.length;
     for (let i = 0; i < this.#members.length; i += size) {
       const batch = this.#members.slice(i, i + size).map((m) => m.module.sync);
+      this.#groupCommits(true);
       for (const sync of batch) sync.request({ why: "explicit" });
-      for (const sync of batch) {
-        // On a fake clock a session may wait on the clock (the radio's latency): move it on.
-        while (fake && sync.status().running) await fake.advance(1000);
-        await sync.idle();
+      while (fake && batch.some((sync) => sync.status().running)) {
+        // The batch's messages reach the hub; what they stored is committed and answered at once.
+        await new Promise((resolve) => setImmediate(resolve));
+        this.#groupCommits(false);
+        this.#groupCommits(true);
+        await new Promise((resolve) => setImmediate(resolve));
+        // A session may wait on the clock (the radio's latency): move it on.
+        if (batch.some((sync) => sync.status().running)) await fake.advance(1000);
       }
+      this.#groupCommits(false);
+      for (const sync of batch) await sync.idle();
     }
   }
 

@@ -74,7 +74,9 @@ export class PgTelemetryStore implements TelemetryStore {
   }
 
   async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {
-    return (await this.sql.all<EventRow>(LATEST_EVENTS, projectUid, deviceUid)).map(event);
+    return (await this.sql.all<EventRow>(LATEST_EVENTS, projectUid, deviceUid, projectUid, deviceUid)).map(
+      event,
+    );
   }
 
   async getEvent(projectUid: string, uid: string): Promise<EventRecord | undefined> {

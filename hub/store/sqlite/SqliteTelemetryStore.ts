@@ -85,7 +85,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
   }
 
   async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {
-    return this.sql.all<EventRow>(LATEST_EVENTS, projectUid, deviceUid).map(event);
+    return this.sql.all<EventRow>(LATEST_EVENTS, projectUid, deviceUid, projectUid, deviceUid).map(event);
   }
 
   async getEvent(projectUid: string, uid: string): Promise<EventRecord | undefined> {

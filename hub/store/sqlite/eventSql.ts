@@ -8,11 +8,20 @@ import { SQLITE_EVENTS, type EventDialect, type Sql } from "./telemetrySql.js";
 export const INSERT_EVENT = `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`;
 
-/** project, device: the latest event of each of the device's notefiles. */
-export const LATEST_EVENTS = `SELECT e.* FROM events e WHERE e.project_uid = ? AND e.device_uid = ? AND e.uid = (
-           SELECT e2.uid FROM events e2 WHERE e2.project_uid = e.project_uid AND e2.device_uid = e.device_uid
-             AND e2.file = e.file
-           ORDER BY e2.received DESC, e2.uid DESC LIMIT 1)
+/**
+ * project, device, project, device: the latest event of each of the device's notefiles (the one
+ * received last; of those received together, the greatest UID). Each file's latest time comes from
+ * the device's entries of events_device, each latest event then from its project and time
+ * (events_project): the project's other events are never read. The device's term in the subquery
+ * is written so that no index can serve it: SQLite (without statistics) would otherwise read the
+ * device's entries again for each file instead of the few events of that time.
+ */
+export const LATEST_EVENTS = `WITH latest AS (
+           SELECT file, max(received) AS received FROM events WHERE project_uid = ? AND device_uid = ? GROUP BY file)
+         SELECT e.* FROM latest l CROSS JOIN events e
+         WHERE e.project_uid = ? AND e.received = l.received AND e.device_uid = ? AND e.file = l.file
+           AND e.uid = (SELECT max(e2.uid) FROM events e2 WHERE e2.project_uid = e.project_uid
+             AND e2.received = l.received AND e2.file = l.file AND (e2.device_uid = e.device_uid) = TRUE)
          ORDER BY e.received DESC, e.uid`;
 
 /** uid, project */

@@ -112,6 +112,20 @@ describeEachBackend("a hub store's events, sessions, health log and usage", (bac
       [T0, 2],
       [T0 + DAY * 1000, 1],
     ]);
+    // Of the events of a notefile received last together, the greatest UID; another device's
+    // events and the same device's in another project are not its.
+    await telemetry().addEvents([
+      anEvent("x2", { deviceUid: "dev:2", received: S0 + 9 }),
+      anEvent("x3", { deviceUid: "dev:2", received: S0 + 9 }),
+      anEvent("x1", { deviceUid: "dev:2", received: S0 + 9 }),
+      anEvent("x0", { deviceUid: "dev:2", received: S0 + 2 }),
+      anEvent("y1", { deviceUid: "dev:2", received: S0 + 9, file: "_session.qo" }),
+      anEvent("y2", { deviceUid: "dev:2", received: S0 + 4, file: "_session.qo" }),
+      anEvent("z1", { deviceUid: "dev:2", received: S0 + 99, projectUid: OTHER_PROJECT }),
+    ]);
+    expect((await telemetry().latestEvents(PROJECT, "dev:2")).map((e) => e.uid)).toEqual(["x3", "y1"]);
+    expect((await telemetry().latestEvents(OTHER_PROJECT, "dev:2")).map((e) => e.uid)).toEqual(["z1"]);
+    expect(await telemetry().latestEvents(PROJECT, "dev:3")).toEqual([]);
   });
 
   it("keeps sessions (a later copy takes its end) and the health log, filtered and newest first", async () => {
