@@ -275,17 +275,17 @@ export class SessionOpening {
   }
 
   /**
-   * Identity: the stored (pinned) key, or, trusted on first use, the one the module sends. The
-   * key's PEM once the signature proves it (and the challenge is spent), else the refusal.
+   * Identity of an open that answers a challenge (a resumed one's is `resumedKey`): the stored
+   * (pinned) key, or, trusted on first use, the one the module sends. The key's PEM once the
+   * signature proves it (and the challenge is spent), else the refusal.
    */
   async #authenticate(
     request: OpenRequest,
     product: ProductRecord,
     device: DeviceRecord | undefined,
-    pending: Proof,
+    pending: Pending,
   ): Promise<string | ProtocolReply> {
     const storedKey = device?.publicKey ?? null;
-    if ("ticket" in pending) return resumedKey(pending, device);
     const pinned = this.p.deviceAuth === "pinned";
     if (pinned && storedKey === null) return notPinned(request.device, product.projectUid);
     const pem = storedKey ?? request.key;
