@@ -1,3 +1,5 @@
+import { utf8Length } from "./bytes.js";
+
 /** JSON values as both ends of the system hold them (requests, note bodies, events). */
 export type JsonObject = { [key: string]: unknown };
 
@@ -126,6 +128,80 @@ export function jsonLengthBound(value: unknown): number {
     }
     default:
       return 4; // undefined, functions and symbols: left out, or null in an array
+  }
+}
+
+/**
+ * The UTF-8 bytes of `JSON.stringify(value)` (0 when it gives undefined), found without writing
+ * the text: what crossed a wire is counted for every sync message both ways, and writing the text
+ * only to measure it cost more than the rest of a small reply's handling. Strings of printable
+ * ASCII and integers are measured in place; any other string or number, and what is not plain
+ * data (a class instance, a Date, an object with `toJSON`), by its own JSON text. Throws what
+ * JSON.stringify throws (a cycle, a BigInt).
+ */
+export function jsonByteLength(value: unknown): number {
+  try {
+    return byteLength(value);
+  } catch (error) {
+    if (error instanceof RangeError) return textBytes(value); // a cycle: JSON.stringify says so
+    throw error;
+  }
+}
+
+function textBytes(value: unknown): number {
+  const text = JSON.stringify(value) as string | undefined;
+  return text === undefined ? 0 : utf8Length(text);
+}
+
+/** Text JSON writes as it is, between its quotes: printable ASCII but `"` and `\`. */
+const PLAIN_TEXT = /^[ !#-[\]-~]*$/;
+
+function stringBytes(text: string): number {
+  return PLAIN_TEXT.test(text) ? text.length + 2 : utf8Length(JSON.stringify(text));
+}
+
+/** JSON's text of a number: an integer below 10^16 counted digit by digit, others written. */
+function numberBytes(n: number): number {
+  if (!Number.isSafeInteger(n)) return Number.isFinite(n) ? String(n).length : 4; // "null"
+  let length = n < 0 ? 2 : 1;
+  const magnitude = Math.abs(n);
+  for (let power = 10; magnitude >= power; power *= 10) length++;
+  return length;
+}
+
+/** Callers inside an array or object leave out (or write as null) what JSON.stringify does. */
+function byteLength(value: unknown): number {
+  switch (typeof value) {
+    case "string":
+      return stringBytes(value);
+    case "number":
+      return numberBytes(value);
+    case "boolean":
+      return value ? 4 : 5;
+    case "object": {
+      if (value === null) return 4;
+      const prototype: unknown = Object.getPrototypeOf(value);
+      if (prototype === Array.prototype && !("toJSON" in value)) {
+        const items = value as readonly unknown[];
+        let length = items.length > 0 ? items.length + 1 : 2; // brackets and commas
+        for (let i = 0; i < items.length; i++) {
+          const item = items[i];
+          length += leftOut(item) ? 4 : byteLength(item);
+        }
+        return length;
+      }
+      if ((prototype !== Object.prototype && prototype !== null) || "toJSON" in value)
+        return textBytes(value);
+      let length = 1; // the opening brace; each member adds its comma or the closing brace
+      for (const key of Object.keys(value)) {
+        const member = (value as Record<string, unknown>)[key];
+        if (leftOut(member)) continue;
+        length += stringBytes(key) + 2 + byteLength(member); // the colon, the comma
+      }
+      return length === 1 ? 2 : length;
+    }
+    default:
+      return textBytes(value); // undefined, a function or a symbol: 0; a BigInt throws as JSON.stringify does
   }
 }
 

@@ -1,6 +1,5 @@
 import type { Clock } from "../../core/Clock.js";
-import { utf8Length } from "../../core/bytes.js";
-import { jsonRoundTrip } from "../../core/json.js";
+import { jsonByteLength, jsonRoundTrip } from "../../core/json.js";
 import { startsSession, type ProtocolReply, type ProtocolRequest } from "../../protocol/messages.js";
 import { FaultyHubLink, type LinkFault } from "./FaultyHubLink.js";
 import { HubLinkError, type Exchanged, type HubLink } from "./HubLink.js";
@@ -62,10 +61,10 @@ export class SimHubLink implements HubLink {
 
   async #deliver(request: ProtocolRequest): Promise<Exchanged> {
     await this.#latency(this.#radio?.state().latencyMs ?? 0);
-    // The text counts the bytes; each end gets the copy parsing it would give (jsonRoundTrip).
-    const sentBytes = utf8Length(JSON.stringify(request));
+    // The bytes of the text (measured, not written); each end gets the copy parsing it would give.
+    const sentBytes = jsonByteLength(request);
     const reply = await this.#respond(jsonRoundTrip(request) as ProtocolRequest, sentBytes);
-    const received = utf8Length(JSON.stringify(reply));
+    const received = jsonByteLength(reply);
     return { reply: jsonRoundTrip(reply) as ProtocolReply, sent: sentBytes, received };
   }
 

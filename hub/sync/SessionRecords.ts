@@ -1,6 +1,5 @@
-import { utf8Length } from "../../core/bytes.js";
 import type { Clock } from "../../core/Clock.js";
-import type { JsonObject } from "../../core/json.js";
+import { jsonByteLength, type JsonObject } from "../../core/json.js";
 import { notefileKind } from "../../core/NotefileKind.js";
 import {
   SYNC_ERRORS,
@@ -34,11 +33,10 @@ export const SESSION_FILE = "_session.qo";
 /** How often an open session's record is rewritten with its counts, at most (hub time). */
 const RECORD_EVERY_MS = 1000;
 
-/** Bytes of a message's JSON (what crossed the wire). */
+/** Bytes of a message's JSON (what crossed the wire), measured without writing it. */
 export function jsonBytes(message: unknown): number {
   try {
-    const text = JSON.stringify(message);
-    return text === undefined ? 0 : utf8Length(text);
+    return jsonByteLength(message);
   } catch {
     return 0;
   }
