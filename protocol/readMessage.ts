@@ -35,6 +35,12 @@ export const MAX_BATCH_NOTES = BATCH_LIMITS.notes;
 /** Notefiles a `close` may confirm deleting (the API deletes at most 1000 at a time). */
 const MAX_DELETED_NOTEFILES = 1000;
 
+const OPTIONAL = { optional: true } as const;
+const NON_EMPTY = { nonEmpty: true } as const;
+const TYPE = { max: 32 } as const;
+const TOKEN = { max: 128, nonEmpty: true } as const;
+const FILE = { max: MAX_NOTEFILE_NAME, nonEmpty: true } as const;
+
 const bad = (text: string): SyncRefusal => new SyncRefusal(SYNC_ERRORS.badRequest, text);
 
 /** Towers or access points in one triangulation scan, at most. */
@@ -53,22 +59,22 @@ function context(f: Fields): void {
   if (host !== undefined && typeof host !== "string" && !isJsonObject(host)) {
     throw bad("context.host must be a string or an object");
   }
-  f.string("sn", { optional: true });
+  f.string("sn", OPTIONAL);
   f.string("sku");
-  f.string("ordering_code", { optional: true });
+  f.string("ordering_code", OPTIONAL);
   f.number("voltage");
   f.boolean("usb");
-  f.number("temp", { optional: true });
+  f.number("temp", OPTIONAL);
   readSessionRadio(f.fields("radio"));
-  readPlace(f.fields("where", { optional: true }));
-  const tower = f.fields("tower", { optional: true });
+  readPlace(f.fields("where", OPTIONAL));
+  const tower = f.fields("tower", OPTIONAL);
   if (tower) towerRecord(tower);
-  const wifi = f.fields("wifi", { optional: true });
+  const wifi = f.fields("wifi", OPTIONAL);
   if (wifi) {
     wifi.string("ssid", { max: 64 });
     wifi.string("bssid", { max: 64, optional: true });
   }
-  const tri = f.fields("triangulate", { optional: true });
+  const tri = f.fields("triangulate", OPTIONAL);
   if (tri) {
     tri.string("mode", { max: 32 });
     tri
@@ -84,11 +90,11 @@ function context(f: Fields): void {
     tri.number("time", { min: 0 });
   }
   f.number("penalty_secs", { optional: true, min: 0 });
-  f.count("failed_connects", { optional: true });
-  readUsage(f.fields("usage", { optional: true }));
+  f.count("failed_connects", OPTIONAL);
+  readUsage(f.fields("usage", OPTIONAL));
   f.stringMap("env_defaults", { optional: true, max: 8192 });
-  f.boolean("continuous", { optional: true });
-  const energy = f.fields("energy", { optional: true });
+  f.boolean("continuous", OPTIONAL);
+  const energy = f.fields("energy", OPTIONAL);
   if (energy) {
     for (const key of ["hp_secs_total", "hp_secs_data", "hp_cycles_total", "hp_cycles_data"])
       energy.count(key);
@@ -111,64 +117,62 @@ export function readMessage(message: unknown): SyncRequest {
       `protocol version ${String(message.v)} is not spoken here: this hub speaks version ${PROTOCOL_VERSION}`,
     );
   }
-  const type = f.string("type", { max: 32 });
-  const token = () => f.string("token", { max: 128, nonEmpty: true });
-  const file = () => f.string("file", { max: MAX_NOTEFILE_NAME, nonEmpty: true });
+  const type = f.string("type", TYPE);
   switch (type) {
     case "hello":
       device(f);
-      f.string("product", { nonEmpty: true });
+      f.string("product", NON_EMPTY);
       break;
     case "open":
       device(f);
-      f.string("product", { nonEmpty: true });
+      f.string("product", NON_EMPTY);
       // A full proof (challenge and signature), or a resumption with a ticket.
       if (f.has("ticket") && !f.has("challenge")) f.string("ticket", { nonEmpty: true, max: 256 });
       else {
-        f.string("challenge", { nonEmpty: true });
-        f.string("signature", { nonEmpty: true });
+        f.string("challenge", NON_EMPTY);
+        f.string("signature", NON_EMPTY);
       }
       f.string("key", { optional: true, max: 1024 });
       f.string("why", { max: 64 });
       f.string("tracker", { max: 128 });
       context(f.fields("context"));
-      f.boolean("firmware_offer", { optional: true });
+      f.boolean("firmware_offer", OPTIONAL);
       openFolds(f);
       break;
     case "push":
-      token();
+      token(f);
       batch(f);
       break;
     case "pull":
-      token();
-      file();
+      token(f);
+      file(f);
       if (f.has("max") && f.count("max") < 1) throw bad("max must be at least 1");
       break;
     case "ack": {
-      token();
-      file();
+      token(f);
+      file(f);
       if (f.count("through") < f.count("after")) throw bad("through must not be below after");
       break;
     }
     case "signals":
-      token();
+      token(f);
       f.count("after");
       f.number("wait", { optional: true, min: 0 });
       break;
     case "close":
-      token();
+      token(f);
       f.string("why", { max: 256 });
-      readUsage(f.fields("usage", { optional: true }));
+      readUsage(f.fields("usage", OPTIONAL));
       if (f.has("deleted")) f.strings("deleted", MAX_DELETED_NOTEFILES, MAX_NOTEFILE_NAME, "a notefile name");
       break;
     case "firmware":
     case "read":
     case "dfu":
       // Firmware messages: the session is the sync's to check, the rest the DFU service's to read.
-      token();
+      token(f);
       break;
     case "web":
-      token();
+      token(f);
       web(f);
       break;
     default:
@@ -190,13 +194,13 @@ function batch(f: Fields): void {
 
 /** The `push` and `close` an `open` may carry (sessionMessages.ts `OpenRequest`). */
 function openFolds(f: Fields): void {
-  const push = f.fields("push", { optional: true });
+  const push = f.fields("push", OPTIONAL);
   if (push) batch(push);
-  const close = f.fields("close", { optional: true });
+  const close = f.fields("close", OPTIONAL);
   if (!close) return;
   close.string("why", { max: 256 });
-  readUsage(close.fields("usage", { optional: true }));
-  close.boolean("pull", { optional: true });
+  readUsage(close.fields("usage", OPTIONAL));
+  close.boolean("pull", OPTIONAL);
 }
 
 const MD5 = /^[0-9a-f]{32}$/;
@@ -224,8 +228,8 @@ function web(f: Fields): void {
     throw bad(`seconds must be above 0 and at most ${WEB_LIMITS.seconds}`);
   }
   if (f.count("max") > WEB_LIMITS.answer) throw bad(`max must be at most ${WEB_LIMITS.answer}`);
-  const fragment = f.fields("fragment", { optional: true });
-  const range = f.fields("range", { optional: true });
+  const fragment = f.fields("fragment", OPTIONAL);
+  const range = f.fields("range", OPTIONAL);
   if (fragment && range) throw bad("a message is a fragment or a ranged read, not both");
   if (fragment) {
     const total = fragment.count("total");
@@ -242,4 +246,12 @@ function web(f: Fields): void {
 function device(f: Fields): void {
   const uid = f.string("device", { nonEmpty: true, max: 80 });
   if (!DEVICE_UID.test(uid)) throw bad(`device is not a DeviceUID: ${uid}`);
+}
+
+function token(f: Fields): void {
+  f.string("token", TOKEN);
+}
+
+function file(f: Fields): void {
+  f.string("file", FILE);
 }
