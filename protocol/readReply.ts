@@ -1,6 +1,6 @@
 import { isJsonObject } from "../core/json.js";
 import { MAX_NOTEFILE_NAME } from "../core/notefileNames.js";
-import { Fields, isPlainNote, item, readNote } from "./fields.js";
+import { Fields, isPlainNote, item, readNote, type Fault } from "./fields.js";
 import type { ProtocolReply, ProtocolRequest } from "./envelope.js";
 import { DFU_TARGETS, type DfuReportReply, type FirmwareReply, type ReadReply } from "./firmwareMessages.js";
 import type { CloseReply, HelloReply, OpenReply } from "./sessionMessages.js";
@@ -161,7 +161,7 @@ export function readReply<T extends keyof ReplyOf>(
 export function readReply(request: ProtocolRequest, reply: unknown): ProtocolReply;
 export function readReply(request: ProtocolRequest, reply: unknown): ProtocolReply {
   const type = request.type;
-  const fault = (text: string) => new ReplyError(type, text);
+  const fault = faultOf(type);
   if (!isJsonObject(reply)) throw fault("a reply is one JSON object");
   const f = new Fields(reply, "", fault, true);
   if (f.has("err")) {
@@ -174,4 +174,16 @@ export function readReply(request: ProtocolRequest, reply: unknown): ProtocolRep
   if (!reader) throw fault(`${type.slice(0, 32)} is no request of the protocol`);
   reader(f, request);
   return reply as ProtocolReply;
+}
+
+/** Each request type's fault, made once (a closure made for every reply is named by tsx: a defineProperty). */
+const FAULTS = new Map<string, Fault>();
+
+function faultOf(type: string): Fault {
+  let fault = FAULTS.get(type);
+  if (fault) return fault;
+  fault = (text: string) => new ReplyError(type, text);
+  // Only the protocol's types are kept: whatever else a caller names is not remembered.
+  if (Object.hasOwn(READERS, type)) FAULTS.set(type, fault);
+  return fault;
 }
