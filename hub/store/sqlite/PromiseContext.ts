@@ -19,16 +19,21 @@ import { promiseHooks } from "node:v8";
  */
 export class PromiseContext<T> {
   getStore(): T | undefined {
-    return current?.get(this) as T | undefined;
+    return valueIn(current, this) as T | undefined;
   }
 
   /** Runs `fn` with `value` as this context's store (undefined: none), and the promises it makes. */
   run<R>(value: T | undefined, fn: () => R): R {
     if (!enabled.has(this)) enable(this);
     const outer = current;
-    const next = new Map(outer);
-    next.set(this, value);
-    current = next;
+    // No value where there was none: nothing to note (a committed transaction's actions run so).
+    if (value !== undefined || valueIn(outer, this) !== undefined) {
+      // A link of this context in front is hidden by the new one: left out, so that chains stay
+      // as short as the contexts that are in use (one link for the hub's one store).
+      let rest = outer;
+      while (rest !== undefined && rest.context === this) rest = rest.outer;
+      current = { context: this, value, outer: rest };
+    }
     try {
       return fn();
     } finally {
@@ -46,8 +51,23 @@ export class PromiseContext<T> {
   }
 }
 
-/** The values of every context for the code running now (undefined: none). */
-type Values = ReadonlyMap<PromiseContext<unknown>, unknown>;
+/**
+ * The values of every context for the code running now (undefined: none): each `run` adds a link
+ * in front of the ones it ran in, the nearest link of a context giving its value. One small object
+ * a `run`, where a copy of a map of every context cost a Map (a transaction's, and each of its
+ * after-commit actions'); a chain holds about one link a context in use.
+ */
+interface Values {
+  readonly context: PromiseContext<unknown>;
+  readonly value: unknown;
+  readonly outer: Values | undefined;
+}
+
+function valueIn(values: Values | undefined, context: PromiseContext<unknown>): unknown {
+  for (let link = values; link !== undefined; link = link.outer)
+    if (link.context === context) return link.value;
+  return undefined;
+}
 
 const VALUES = Symbol("cardsim.promiseContext");
 type Carrier = { [VALUES]?: Values };
