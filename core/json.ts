@@ -193,7 +193,9 @@ function byteLength(value: unknown): number {
       if ((prototype !== Object.prototype && prototype !== null) || "toJSON" in value)
         return textBytes(value);
       let length = 1; // the opening brace; each member adds its comma or the closing brace
-      for (const key of Object.keys(value)) {
+      // for...in over own members: no array of keys made (Object.keys would, for every object).
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         const member = (value as Record<string, unknown>)[key];
         if (leftOut(member)) continue;
         length += stringBytes(key) + 2 + byteLength(member); // the colon, the comma
@@ -263,7 +265,9 @@ function roundTripCopy(value: unknown): unknown {
       }
       if ((prototype !== Object.prototype && prototype !== null) || "toJSON" in value) return viaText(value);
       const out: Record<string, unknown> = {};
-      for (const key of Object.keys(value)) {
+      // for...in over own members: no array of keys made for every object of every message.
+      for (const key in value) {
+        if (!Object.hasOwn(value, key)) continue;
         const member = (value as Record<string, unknown>)[key];
         if (leftOut(member)) continue;
         // setMember, written out: this runs for every member of every message.
