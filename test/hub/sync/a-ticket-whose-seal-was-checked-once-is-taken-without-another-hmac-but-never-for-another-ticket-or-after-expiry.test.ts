@@ -48,6 +48,22 @@ describe("session tickets checked before", () => {
     expect(tickets.check(ticket, "dev:1", "com.x:y", 1000)).not.toBeTypeOf("string");
   });
 
+  it("check the ticket of a device in full for another product, and one of the same length differing anywhere", () => {
+    const tickets = new SessionTickets(DAY, new Uint8Array(32).fill(7));
+    const ticket = tickets.issue("dev:1", "com.x:y", PEM, 1000 + DAY)!;
+    expect(tickets.check(ticket, "dev:1", "com.x:y", 1000)).not.toBeTypeOf("string");
+    expect(tickets.check(ticket, "dev:1", "com.x:z", 1000)).toBe(
+      "the session ticket was not issued to this device and product",
+    );
+    for (const at of [0, 7, ticket.length - 1]) {
+      const other = ticket[at] === "B" ? "C" : "B";
+      const altered = `${ticket.slice(0, at)}${other}${ticket.slice(at + 1)}`;
+      // Not taken as the ticket remembered: read in full, and refused.
+      expect(tickets.check(altered, "dev:1", "com.x:y", 1000)).toBeTypeOf("string");
+    }
+    expect(tickets.check(ticket, "dev:1", "com.x:y", 1000)).not.toBeTypeOf("string");
+  });
+
   it("forget what they checked when the hub takes another key", () => {
     const tickets = new SessionTickets(DAY, new Uint8Array(32).fill(5));
     const ticket = tickets.issue("dev:1", "com.x:y", PEM, 1000 + DAY)!;
