@@ -108,6 +108,8 @@ export class SyncService {
   #lastSweep = Number.NEGATIVE_INFINITY;
   /** Set once the devices a previous run of the hub left connected were marked not connected. */
   #started: Promise<unknown> | undefined;
+  /** True once `#started` has resolved: later messages do not wait on it (a microtask turn each). */
+  #ready = false;
 
   constructor(options: SyncServiceOptions) {
     const { store, clock, events } = options;
@@ -173,18 +175,25 @@ export class SyncService {
     }
     const bytes = transport.bytes ?? jsonBytes(message);
     try {
-      this.#started ??= this.#start().catch((error: unknown) => {
-        this.#started = undefined;
-        throw error;
-      });
-      await this.#started;
-      await this.#sweep();
+      if (!this.#ready) await this.#begun();
+      // Swept once a minute of hub time at most: no promise waited on in between.
+      if (this.#clock.now() - this.#lastSweep >= SWEEP_EVERY_MS) await this.#sweep();
       return await this.#answer(request, transport, bytes);
     } catch (error) {
       if (error instanceof SyncRefusal) return error.reply();
       this.#onFault(error, request.type);
       return refusal(SYNC_ERRORS.hub, `the hub failed to handle ${request.type}; try again`);
     }
+  }
+
+  /** The hub's start (`#start`), once: every message waits for it until it is over. */
+  async #begun(): Promise<void> {
+    this.#started ??= this.#start().catch((error: unknown) => {
+      this.#started = undefined;
+      throw error;
+    });
+    await this.#started;
+    this.#ready = true;
   }
 
   /**
