@@ -417,10 +417,7 @@ export class SqliteConnection {
       this.#external = this.statement("PRAGMA data_version").pluck().get() as number;
       this.#externalChecked = true;
       // A private in-memory database has no other connection whose commits to notice: read once.
-      if (!this.db.memory)
-        setImmediate(() => {
-          this.#externalChecked = false;
-        });
+      if (!this.db.memory) setImmediate(() => (this.#externalChecked = false));
     }
     return this.#external;
   }
