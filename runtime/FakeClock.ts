@@ -15,6 +15,41 @@ const MAX_DELAY = 2 ** 31 - 1;
 /** Lets every settled promise run its continuations (and ready I/O run) before the next timer. */
 const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
+/** The handles of a process that waits on nothing: its standard output and error streams. */
+const STREAMS = new Set<unknown>([process.stdout, process.stderr]);
+
+/**
+ * Whether the process waits on something real (Node's active resources): an I/O request, an
+ * open handle other than standard output and error (a socket, a server, a worker's port, a child
+ * process, standard input read), an immediate, or a referenced Node timer. Unreferenced timers
+ * do not count: they keep nothing waiting.
+ */
+export function waitsOnRealWork(): boolean {
+  return realWorkIn(process.getActiveResourcesInfo(), activeHandles);
+}
+
+const activeHandles = (): readonly unknown[] =>
+  (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles();
+
+/**
+ * `waitsOnRealWork` from Node's active `resources` (their type names) and, asked only when every
+ * resource is a terminal or a pipe, the active `handles`: real work unless those are standard
+ * output and error alone.
+ */
+export function realWorkIn(resources: readonly string[], handles: () => readonly unknown[]): boolean {
+  if (resources.length === 0) return false;
+  for (const resource of resources) if (resource !== "TTYWrap" && resource !== "PipeWrap") return true;
+  return handles().some((handle) => !STREAMS.has(handle));
+}
+
+export interface FakeClockOptions {
+  /**
+   * Whether something real is pending (default `waitsOnRealWork`): after a timer the clock then
+   * turns the event loop, so that I/O, immediates and Node timers run between timers.
+   */
+  readonly realWork?: () => boolean;
+}
+
 function earlier(a: Timer, b: Timer): boolean {
   return a.callAt < b.callAt || (a.callAt === b.callAt && a.order < b.order);
 }
@@ -28,6 +63,15 @@ function earlier(a: Timer, b: Timer): boolean {
  * ms runs after 1 ms; a throwing timer does not stop the others, and `advance` rejects with the
  * first error once its range is run) without its costs: a real 1 ms timer after every timer fired,
  * and a scan of every pending timer whenever the next one lay beyond the range.
+ *
+ * Between two timers every microtask the first one's callback chained has run: the clock goes on
+ * from a `process.nextTick` queued after the callback, which runs once the microtask queue is
+ * empty. When the process waits on something real then (`realWork`: I/O, an immediate, a Node
+ * timer), the clock also lets a turn of the event loop pass (`setImmediate`), so that ready I/O
+ * runs between timers as it always did; when it waits on nothing, no turn: a turn costs a
+ * simulated session more than its own microseconds (the scavenges V8 runs as tasks in it). A chain
+ * that goes through `process.nextTick` with no I/O behind it may see its later steps run after
+ * the next timer. `advance` and `next` begin with a turn of the event loop either way.
  */
 export class FakeClock implements Clock {
   #now: number;
@@ -37,11 +81,23 @@ export class FakeClock implements Clock {
   /** Advances (or `next` steps) under way: a 0 ms timer set meanwhile is due 1 ms on. */
   #ticking = 0;
   readonly #heap: Timer[] = [];
+  readonly #realWork: () => boolean;
 
   /** `start`: epoch milliseconds the clock starts at (default 2026-01-01T00:00:00Z). */
-  constructor(start = Date.UTC(2026, 0, 1)) {
+  constructor(start = Date.UTC(2026, 0, 1), options: FakeClockOptions = {}) {
     this.#now = start;
+    this.#realWork = options.realWork ?? waitsOnRealWork;
   }
+
+  /** After a timer: once the microtasks its callback chained have run, and a turn when real work waits. */
+  #settled(): Promise<void> {
+    return new Promise((resolve) => process.nextTick(this.#afterMicrotasks, resolve));
+  }
+
+  readonly #afterMicrotasks = (resolve: () => void): void => {
+    if (this.#realWork()) setImmediate(resolve);
+    else resolve();
+  };
 
   now(): number {
     return this.#now;
@@ -79,7 +135,7 @@ export class FakeClock implements Clock {
       for (let timer = this.#heap[0]; timer !== undefined && timer.callAt <= to; timer = this.#heap[0]) {
         const error = this.#run(timer);
         firstError ??= error;
-        await settle();
+        await this.#settled();
       }
     } finally {
       this.#ticking--;
@@ -107,7 +163,7 @@ export class FakeClock implements Clock {
     this.#ticking++;
     const error = this.#run(timer);
     this.#ticking--;
-    await settle();
+    await this.#settled();
     if (error) throw error.error;
     return true;
   }

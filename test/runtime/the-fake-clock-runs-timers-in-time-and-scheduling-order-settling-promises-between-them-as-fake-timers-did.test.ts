@@ -79,9 +79,19 @@ async function trace(
   return log;
 }
 
-describe("FakeClock", () => {
+/**
+ * Each behaviour both ways the clock goes on after a timer: with a turn of the event loop (what it
+ * does when the process waits on real work) and from a `process.nextTick` alone (when it waits on
+ * nothing real).
+ */
+describe.each([
+  ["turning the event loop between timers", () => true],
+  ["going on from a nextTick between timers", () => false],
+])("FakeClock, %s", (_, realWork) => {
+  const newClock = () => new FakeClock(START, { realWork });
+
   it("runs timers in the order of their times, and of scheduling at equal times", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     const fired: string[] = [];
     for (const [name, ms] of [
       ["b", 20],
@@ -100,7 +110,7 @@ describe("FakeClock", () => {
   });
 
   it("settles promises between timers, so a timer set after awaits runs in the same advance", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     const fired: number[] = [];
     clock.setTimer(() => {
       void (async () => {
@@ -114,7 +124,7 @@ describe("FakeClock", () => {
   });
 
   it("runs a 0 ms timer set while time advances 1 ms later, and one set outside at once", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     const at: number[] = [];
     clock.setTimer(() => at.push(clock.now() - START), 0);
     clock.setTimer(() => clock.setTimer(() => at.push(clock.now() - START), 0), 5);
@@ -125,7 +135,7 @@ describe("FakeClock", () => {
   });
 
   it("clears a pending timer, ignores clearing one that ran, and counts what is pending", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     const fired: string[] = [];
     const a = clock.setTimer(() => fired.push("a"), 10);
     const b = clock.setTimer(() => fired.push("b"), 10);
@@ -142,7 +152,7 @@ describe("FakeClock", () => {
   });
 
   it("jumps to the next timer with next(), and reports when none is pending", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     expect(await clock.next()).toBe(false);
     clock.setTimer(() => undefined, 5000);
     clock.setTimer(() => undefined, 5000);
@@ -152,7 +162,7 @@ describe("FakeClock", () => {
   });
 
   it("runs the other timers when one throws, then rejects the advance with the first error", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     const fired: number[] = [];
     clock.setTimer(() => {
       throw new Error("first");
@@ -168,7 +178,7 @@ describe("FakeClock", () => {
   });
 
   it("runs a delay beyond 2^31-1 ms after 1 ms, and carries fractions of a ms", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     let fired = 0;
     clock.setTimer(() => fired++, 2 ** 31);
     await clock.advance(1);
@@ -179,7 +189,7 @@ describe("FakeClock", () => {
   });
 
   it("holds twenty thousand timers and runs them in order", async () => {
-    const clock = new FakeClock(START);
+    const clock = newClock();
     let last = -1;
     let inOrder = true;
     for (let i = 0; i < 20_000; i++) {
@@ -212,7 +222,7 @@ describe("FakeClock", () => {
           },
         ),
         async (initial, actions, steps) => {
-          const ours = await trace(new FakeClock(START), initial, actions, steps);
+          const ours = await trace(newClock(), initial, actions, steps);
           const theirs = await trace(new SinonReference(), initial, actions, steps);
           expect(ours).toEqual(theirs);
         },

@@ -416,9 +416,8 @@ export class SqliteConnection {
     if (!this.#externalChecked) {
       this.#external = this.statement("PRAGMA data_version").pluck().get() as number;
       this.#externalChecked = true;
-      setImmediate(() => {
-        this.#externalChecked = false;
-      });
+      // A private in-memory database has no other connection whose commits to notice: read once.
+      if (!this.db.memory) setImmediate(() => (this.#externalChecked = false));
     }
     return this.#external;
   }
