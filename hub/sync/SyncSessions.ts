@@ -31,7 +31,7 @@ export interface SyncSession {
   /** When the session record was last written (hub time). */
   recordedMs: number;
   readonly firstSync: boolean;
-  /** The session record's document, less its `period` (rewritten with it at every message). */
+  /** The session record's document; each write sets its `period` (and events, close reason) on it and writes it whole. */
   readonly doc: JsonObject;
   readonly traffic: SessionTraffic;
   /** Events the session made. */
