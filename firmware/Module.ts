@@ -362,11 +362,11 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
 
   /** Processes one request object in-process (no CRC): the reply, or undefined for a `cmd`. */
   request(req: JsonObject): Promise<JsonObject | undefined> {
-    return this.#writers.serialize(async () => {
-      if (jsonValueDepth(req, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
-        return { err: requestTooDeep(MAX_JSON_DEPTH).message };
-      return (await this.#dispatch(req)).reply;
-    });
+    return this.#writers.serialize(() =>
+      jsonValueDepth(req, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
+        ? Promise.resolve({ err: requestTooDeep(MAX_JSON_DEPTH).message })
+        : this.#dispatch(req).then((dispatched) => dispatched.reply),
+    );
   }
 
   /** Waits for queued writers, then lets go of the store. */
@@ -461,7 +461,7 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.#sync?.noticeSyncRequests();
     this.#schedule?.plan();
     this.#dfu?.noticeMode();
-    await this.#afterReply();
+    if (this.#restartPending) await this.#afterReply();
     return { reply, after, notice };
   }
 
