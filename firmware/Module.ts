@@ -13,7 +13,7 @@ import { SimPowerSource, type PowerSource } from "./PowerSource.js";
 import type { Random } from "../core/Random.js";
 import type { LineReply } from "./host/LineReply.js";
 import { errorLine, readRequestLine, traceLine, wireReply } from "./host/RequestLine.js";
-import { RequestDispatcher } from "./requests/RequestDispatcher.js";
+import { RequestDispatcher, type DispatchResult } from "./requests/RequestDispatcher.js";
 import { allRequests } from "./requests/index.js";
 import { traceRequested } from "./requests/cardConsole.js";
 import { Notebox } from "./storage/Notebox.js";
@@ -45,6 +45,13 @@ import { inBackground } from "./inBackground.js";
 export { DEFAULT_MAX_REQUEST_BYTES, type ModuleOptions } from "./ModuleOptions.js";
 
 const decoder = new TextDecoder();
+
+/** A request's reply, the bytes after it on the wire, what was said of fields it ignored. */
+type Dispatched = {
+  reply: JsonObject | undefined;
+  after: Uint8Array | undefined;
+  notice: string | undefined;
+};
 let sharedDispatcher: RequestDispatcher | undefined;
 
 /**
@@ -362,11 +369,11 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
 
   /** Processes one request object in-process (no CRC): the reply, or undefined for a `cmd`. */
   request(req: JsonObject): Promise<JsonObject | undefined> {
-    return this.#writers.serialize(async () => {
-      if (jsonValueDepth(req, MAX_JSON_DEPTH) > MAX_JSON_DEPTH)
-        return { err: requestTooDeep(MAX_JSON_DEPTH).message };
-      return (await this.#dispatch(req)).reply;
-    });
+    return this.#writers.serialize(() =>
+      jsonValueDepth(req, MAX_JSON_DEPTH) > MAX_JSON_DEPTH
+        ? Promise.resolve({ err: requestTooDeep(MAX_JSON_DEPTH).message })
+        : this.#dispatch(req).then((dispatched) => dispatched.reply),
+    );
   }
 
   /** Waits for queued writers, then lets go of the store. */
@@ -395,11 +402,12 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
    */
   exclusive<T>(task: () => T | Promise<T>): Promise<T> {
     if (this.#closed) return Promise.reject(new Error("the module is closed"));
-    return this.#writers.serialize(async () => {
-      const result = await this.#notebox.transact(task);
-      this.#attn.noticeFileChanges(this.#notebox);
-      return result;
-    });
+    return this.#writers.serialize(() =>
+      this.#notebox.transact(task).then((result) => {
+        this.#attn.noticeFileChanges(this.#notebox);
+        return result;
+      }),
+    );
   }
 
   /**
@@ -442,18 +450,18 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
 
   /**
    * Runs one request in the writer's turn, then what follows every request: ATTN and the sync
-   * engine, schedule and DFU mode hear of it, and a restart it asked for happens. Returns the
-   * reply, the bytes that follow it on the wire (not after an error), and what was said of
-   * fields it ignored.
+   * engine, schedule and DFU mode hear of it, and a restart it asked for happens.
    */
-  async #dispatch(
-    req: JsonObject,
-  ): Promise<{ reply: JsonObject | undefined; after: Uint8Array | undefined; notice: string | undefined }> {
+  #dispatch(req: JsonObject): Promise<Dispatched> {
     this.#after = undefined;
     this.#attn.requestReceived();
-    const { reply, name, ignored } = await this.dispatcher.dispatch(req, this, {
-      strictArgs: this.#options.strictArgs,
-    });
+    return this.dispatcher
+      .dispatch(req, this, { strictArgs: this.#options.strictArgs })
+      .then((result) => this.#dispatched(result));
+  }
+
+  /** What follows every request, once its handler answered (`#dispatch`). */
+  #dispatched({ reply, name, ignored }: DispatchResult): Dispatched | Promise<Dispatched> {
     const after = reply && !reply["err"] ? this.#after : undefined;
     this.#after = undefined;
     const notice = this.#reportIgnored(name, ignored);
@@ -461,8 +469,8 @@ export class Module implements ModuleContext, SyncHost, DfuHost {
     this.#sync?.noticeSyncRequests();
     this.#schedule?.plan();
     this.#dfu?.noticeMode();
-    await this.#afterReply();
-    return { reply, after, notice };
+    const dispatched = { reply, after, notice };
+    return this.#restartPending ? this.#afterReply().then(() => dispatched) : dispatched;
   }
 
   /**

@@ -24,18 +24,44 @@ export class ModuleWriters {
     this.#boots++;
   }
 
-  /** Runs `task` in its own turn among the module's writers. */
-  async serialize<T>(task: () => Promise<T>): Promise<T> {
-    const turn = await this.#queue.take();
+  /**
+   * Runs `task` in its own turn among the module's writers. A turn free now (most are) starts the
+   * task at once, with no promise made or awaited for the turn itself.
+   */
+  serialize<T>(task: () => Promise<T>): Promise<T> {
+    const taken = this.#queue.take();
+    return taken instanceof Promise
+      ? taken.then((turn) => this.#inTurn(turn, task))
+      : this.#inTurn(taken, task);
+  }
+
+  /** `task` in the turn taken; the turn goes on once it settles (no async frame of its own). */
+  #inTurn<T>(turn: Turn, task: () => Promise<T>): Promise<T> {
     this.#turn = turn;
+    let running: Promise<T>;
     try {
-      return await task();
-    } finally {
-      // awaitIo may have swapped the turn; release whichever this writer holds now.
-      const held = this.#turn ?? turn;
-      this.#turn = undefined;
-      held.release();
+      running = Promise.resolve(task());
+    } catch (error) {
+      this.#release(turn);
+      return Promise.reject(error as Error);
     }
+    return running.then(
+      (result) => {
+        this.#release(turn);
+        return result;
+      },
+      (error: unknown) => {
+        this.#release(turn);
+        throw error;
+      },
+    );
+  }
+
+  /** awaitIo may have swapped the turn; releases whichever this writer holds now. */
+  #release(turn: Turn): void {
+    const held = this.#turn ?? turn;
+    this.#turn = undefined;
+    held.release();
   }
 
   /**

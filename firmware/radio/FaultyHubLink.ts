@@ -39,8 +39,14 @@ export class FaultyHubLink implements HubLink {
     this.#faults.push(fault);
   }
 
-  async exchange(request: ProtocolRequest): Promise<Exchanged> {
+  exchange(request: ProtocolRequest): Promise<Exchanged> {
     this.#exchanges++;
+    // No fault armed (the link's every exchange outside fault tests): the inner link's own promise.
+    if (this.#faults.length === 0) return this.#inner.exchange(request);
+    return this.#faulty(request);
+  }
+
+  async #faulty(request: ProtocolRequest): Promise<Exchanged> {
     const index = this.#faults.findIndex((f) => f.when?.(request) ?? true);
     const fault = index >= 0 ? this.#faults.splice(index, 1)[0] : undefined;
     if (fault?.failure === "unreachable") throw new HubLinkError("unreachable", "the connection failed");

@@ -47,14 +47,15 @@ export class SimHubLink implements HubLink {
     this.#faults.fail(fault);
   }
 
-  async exchange(request: ProtocolRequest): Promise<Exchanged> {
+  exchange(request: ProtocolRequest): Promise<Exchanged> {
     const radio = this.#radio?.state();
     if (radio && !canReachHub(radio)) {
-      throw new HubLinkError("unreachable", radio.registered ? "the hub cannot be reached" : "no network");
+      const why = radio.registered ? "the hub cannot be reached" : "no network";
+      return Promise.reject(new HubLinkError("unreachable", why));
     }
     // A session's first message opens the connection: a scripted connection failure refuses it.
     if (startsSession(request) && this.#radio?.connectFails?.()) {
-      throw new HubLinkError("unreachable", "the connection to the hub failed");
+      return Promise.reject(new HubLinkError("unreachable", "the connection to the hub failed"));
     }
     return this.#faults.exchange(request);
   }

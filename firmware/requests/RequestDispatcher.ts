@@ -10,7 +10,7 @@ import type { ModuleContext } from "../ModuleContext.js";
 import { SimError } from "../SimError.js";
 import { Args } from "./Args.js";
 import { pruneEmpty } from "./pruneEmpty.js";
-import type { RequestDefinition, RequestTable } from "./RequestTable.js";
+import type { RequestContext, RequestDefinition, RequestTable } from "./RequestTable.js";
 import type { JsonObject } from "../../core/json.js";
 
 export interface DispatchResult {
@@ -70,15 +70,15 @@ export class RequestDispatcher {
         throw notSupportedOnVariant(module.variant.radio);
       }
       const args = new Args(req);
-      const requestName = name;
+      const context: RequestContext = { name, args, module, isCommand };
+      const strict = options.strictArgs === true;
+      // A handler that answers at once (most do) is not awaited inside the transaction.
       reply = pruneEmpty(
-        await module.notebox.transact(async () => {
-          const result = await definition.handler({ name: requestName, args, module, isCommand });
-          if (options.strictArgs) {
-            const unread = args.unread();
-            if (unread.length > 0) throw unknownArguments(requestName, unread);
-          }
-          return result;
+        await module.notebox.transact(() => {
+          const result = definition.handler(context);
+          return result instanceof Promise
+            ? result.then((answer) => checkedArgs(context, strict, answer))
+            : checkedArgs(context, strict, result);
         }),
         definition.keep,
       );
@@ -98,4 +98,13 @@ export class RequestDispatcher {
       err: `${name ?? "request"}: internal error: ${String((error as Error)?.message ?? error)} {io}`,
     };
   }
+}
+
+/** In strict mode a field no handler read is an error; `reply` otherwise. */
+function checkedArgs(context: RequestContext, strict: boolean, reply: JsonObject): JsonObject {
+  if (strict) {
+    const unread = context.args.unread();
+    if (unread.length > 0) throw unknownArguments(context.name, unread);
+  }
+  return reply;
 }

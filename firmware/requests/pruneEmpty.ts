@@ -14,7 +14,9 @@ export function isEmptyValue(value: unknown): boolean {
  */
 export function pruneEmpty(reply: JsonObject, keep: readonly string[] = []): JsonObject {
   const out: JsonObject = {};
-  for (const [key, value] of Object.entries(reply))
+  for (const key of Object.keys(reply)) {
+    const value = reply[key];
     if (!isEmptyValue(value) || (value !== undefined && keep.includes(key))) out[key] = value;
+  }
   return out;
 }

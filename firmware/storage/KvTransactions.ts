@@ -28,23 +28,65 @@ export class KvTransactions {
     return this.#tx !== undefined;
   }
 
-  /** `Notebox.transact`: runs `fn` and commits its changes, or rolls RAM back and rethrows. */
-  async run<T>(fn: () => T | Promise<T>): Promise<T> {
-    if (this.#tx) throw new Error("Notebox.transact: transactions do not nest");
+  /**
+   * `Notebox.transact`: runs `fn` and commits its changes, or rolls RAM back and rethrows. A task
+   * that did its work synchronously (most do) is not awaited, and one that changed nothing
+   * commits nothing.
+   */
+  run<T>(fn: () => T | Promise<T>): Promise<T> {
+    if (this.#tx) return Promise.reject(new Error("Notebox.transact: transactions do not nest"));
     const tx: Transaction = { ops: [], undo: [] };
     this.#tx = tx;
+    let done: T | Promise<T>;
     try {
-      // A task that did its work synchronously (most do) is not awaited again.
-      const done = fn();
-      const result = done instanceof Promise ? await done : done;
+      done = fn();
+    } catch (error) {
+      this.#rollBack(tx);
+      return Promise.reject(error as Error);
+    }
+    if (done instanceof Promise) return this.#settle(tx, done);
+    if (tx.ops.length === 0) {
+      this.#tx = undefined;
+      return Promise.resolve(done);
+    }
+    const result = done;
+    let committing: Promise<void>;
+    try {
+      committing = this.#store.commit(tx.ops);
+    } catch (error) {
+      this.#rollBack(tx);
+      return Promise.reject(error as Error);
+    }
+    return committing.then(
+      () => {
+        this.#tx = undefined;
+        return result;
+      },
+      (error: unknown) => {
+        this.#rollBack(tx);
+        throw error;
+      },
+    );
+  }
+
+  /** The rest of `run` for a task that waits. */
+  async #settle<T>(tx: Transaction, done: Promise<T>): Promise<T> {
+    try {
+      const result = await done;
       if (tx.ops.length > 0) await this.#store.commit(tx.ops);
       return result;
     } catch (error) {
-      for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+      this.#rollBack(tx);
       throw error;
     } finally {
       this.#tx = undefined;
     }
+  }
+
+  /** Undoes `tx` in RAM, newest change first, and ends it. */
+  #rollBack(tx: Transaction): void {
+    for (let i = tx.undo.length - 1; i >= 0; i--) tx.undo[i]!();
+    this.#tx = undefined;
   }
 
   /** `Notebox.suspend`: commits what the transaction changed so far and steps out of it. */

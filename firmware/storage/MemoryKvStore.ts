@@ -33,26 +33,16 @@ export class MemoryKvStore implements KvStore {
     // Work out the size after the batch before touching anything, so a full store changes nothing.
     const after = new Map<string, Uint8Array | undefined>();
     let used = this.#used;
-    const current = (key: string) => (after.has(key) ? after.get(key) : this.records.get(key));
-    const size = (key: string, value: Uint8Array) => key.length + value.length + RECORD_OVERHEAD;
     for (const op of ops) {
+      if (op.op === "deletePrefix") {
+        for (const key of new Set([...this.records.keys(), ...after.keys()]))
+          if (key.startsWith(op.prefix)) used -= this.#drop(after, key);
+        continue;
+      }
+      used -= this.#drop(after, op.key);
       if (op.op === "put") {
-        const old = current(op.key);
-        if (old) used -= size(op.key, old);
-        used += size(op.key, op.value);
+        used += op.key.length + op.value.length + RECORD_OVERHEAD;
         after.set(op.key, op.value);
-      } else if (op.op === "delete") {
-        const old = current(op.key);
-        if (old) used -= size(op.key, old);
-        after.set(op.key, undefined);
-      } else {
-        const keys = new Set([...this.records.keys(), ...after.keys()]);
-        for (const key of keys) {
-          if (!key.startsWith(op.prefix)) continue;
-          const old = current(key);
-          if (old) used -= size(key, old);
-          after.set(key, undefined);
-        }
       }
     }
     if (used > this.#capacity && used > this.#used) throw storageFull();
@@ -62,6 +52,13 @@ export class MemoryKvStore implements KvStore {
     }
     this.#used = used;
     this.#commits++;
+  }
+
+  /** Marks `key` gone in `after`; returns the bytes its value held before (0 for none). */
+  #drop(after: Map<string, Uint8Array | undefined>, key: string): number {
+    const old = after.has(key) ? after.get(key) : this.records.get(key);
+    after.set(key, undefined);
+    return old ? key.length + old.length + RECORD_OVERHEAD : 0;
   }
 
   /** The common single-record batch, without the bookkeeping of a general batch. */

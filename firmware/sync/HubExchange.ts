@@ -44,13 +44,17 @@ export function openSession(
   traffic: Traffic,
   opened?: OpenReply,
 ): OpenSession {
-  return {
+  // A method, not an arrow in a member (no function named at run time a session), and `opened`
+  // only when there is one.
+  const session: { -readonly [K in keyof OpenSession]: OpenSession[K] } = {
     why,
     secure,
-    ...(opened ? { opened } : {}),
-    exchange: <R extends ProtocolReply>(request: { readonly type: string } & JsonObject) =>
-      exchange<R>(module, { ...request, v: PROTOCOL_VERSION, token } as ProtocolRequest, traffic),
+    exchange<R extends ProtocolReply>(request: { readonly type: string } & JsonObject): Promise<R> {
+      return exchange<R>(module, { ...request, v: PROTOCOL_VERSION, token } as ProtocolRequest, traffic);
+    },
   };
+  if (opened) session.opened = opened;
+  return session;
 }
 
 /**

@@ -2,6 +2,7 @@ import { decodeBase64, encodeBase64 } from "../../core/base64.js";
 import type { JsonObject } from "../../core/json.js";
 import { publicKeyToPem } from "../../core/Crypto.js";
 import type {
+  ChangeBatch,
   DeviceEnvironment,
   HelloReply,
   OpenReply,
@@ -74,25 +75,11 @@ export async function openWithHub(
     };
   });
   const close = first.last ? folds.close : undefined;
-  // Member by member, in the order of `{ ...fields, v, type, ... }` (no spread copies).
-  const opening = (): OpenRequest => {
-    const request: Record<string, unknown> = Object.assign({}, fields);
-    request["v"] = PROTOCOL_VERSION;
-    request["type"] = "open";
-    request["device"] = start.device;
-    request["product"] = start.product;
-    request["why"] = why;
-    request["tracker"] = start.tracker;
-    request["context"] = start.context;
-    if (first.batch) request["push"] = first.batch;
-    // The module's count so far (a hello, a refused ticket): the hub adds the open's own.
-    if (close) request["close"] = { why: close.why, pull: close.pull, usage: { ...traffic } };
-    return request as OpenRequest;
-  };
+  const opening = { fields, start, why, batch: first.batch, close, traffic };
   const ticket = usableTicket(state, start);
   let open: OpenReply | undefined;
   if (ticket) {
-    const request = opening() as OpenRequest & { ticket?: string };
+    const request = openRequest(opening) as OpenRequest & { ticket?: string };
     request.ticket = ticket.text;
     open = await exchange<OpenReply>(module, request, traffic).catch((error) => {
       if (!(error instanceof SyncFailure) || !FALL_BACK.test(error.message)) throw error;
@@ -111,6 +98,35 @@ export async function openWithHub(
     if (open.closed === true) folds.ended?.();
   });
   return open;
+}
+
+/** What an `open` request is made of (`openRequest`). */
+interface Opening {
+  readonly fields: JsonObject;
+  readonly start: SessionStart;
+  readonly why: SessionTrigger;
+  readonly batch: ChangeBatch | undefined;
+  readonly close: OpenFolds["close"];
+  readonly traffic: Traffic;
+}
+
+/**
+ * The `open` request, member by member in the order of `{ ...fields, v, type, ... }` (no spread
+ * copies); a function of its own, not a closure made each session.
+ */
+function openRequest(o: Opening): OpenRequest {
+  const request: Record<string, unknown> = Object.assign({}, o.fields);
+  request["v"] = PROTOCOL_VERSION;
+  request["type"] = "open";
+  request["device"] = o.start.device;
+  request["product"] = o.start.product;
+  request["why"] = o.why;
+  request["tracker"] = o.start.tracker;
+  request["context"] = o.start.context;
+  if (o.batch) request["push"] = o.batch;
+  // The module's count so far (a hello, a refused ticket): the hub adds the open's own.
+  if (o.close) request["close"] = { why: o.close.why, pull: o.close.pull, usage: { ...o.traffic } };
+  return request as OpenRequest;
 }
 
 /** A ticket refused for what a full proof mends (a hub before tickets answers `{bad-request}`). */
@@ -136,7 +152,7 @@ function usableTicket(state: EngineState, start: SessionStart): SessionTicket | 
 async function provenOpen(
   state: EngineState,
   start: SessionStart,
-  opening: () => OpenRequest,
+  opening: Opening,
   traffic: Traffic,
 ): Promise<OpenReply> {
   const module = state.module;
@@ -152,7 +168,7 @@ async function provenOpen(
   const open = await exchange<OpenReply>(
     module,
     {
-      ...opening(),
+      ...openRequest(opening),
       challenge: hello.challenge,
       signature: encodeBase64(signature),
       // Always: the hub does not say whether it holds the key (that would tell anyone which
