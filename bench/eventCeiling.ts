@@ -20,6 +20,7 @@ export type EventRow = Record<string, unknown>;
 export const EVENT_COLUMNS = [
   "uid",
   "project_uid",
+  "project_key",
   "device_uid",
   "session_uid",
   "file",

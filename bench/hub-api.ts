@@ -110,7 +110,8 @@ async function main(): Promise<void> {
   const page = (descending: boolean) => {
     const d = descending ? " DESC" : "";
     return db.prepare(
-      `SELECT * FROM events WHERE project_uid = ? ORDER BY captured${d}, received${d}, rowid${d} LIMIT 51 OFFSET ?`,
+      `SELECT * FROM events WHERE project_key = (SELECT key FROM project_keys WHERE uid = ?)
+       ORDER BY captured${d}, received${d}, rowid${d} LIMIT 51 OFFSET ?`,
     );
   };
   const eventPages = { true: page(true), false: page(false) };

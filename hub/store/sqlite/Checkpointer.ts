@@ -3,7 +3,9 @@ import { Worker } from "node:worker_threads";
 
 /** When the background checkpointer copies the write-ahead log into the database. */
 export interface CheckpointerOptions {
-  /** Pages in the log not yet copied that start a (PASSIVE) checkpoint; default 1000, SQLite's own. */
+  /**
+   * Pages in the log not yet copied that start a (PASSIVE) checkpoint; default CHECKPOINT_PAGES.
+   */
   readonly pages?: number;
   /** How often (real milliseconds) the log is looked at; default 20. */
   readonly pollMs?: number;
@@ -68,13 +70,17 @@ function checkpoint(mode) {
     return { busy: 1, error: String(error) };
   }
 }
-const timer = setInterval(() => {
-  if (backlog() < pages) return;
+function poll() {
+  if (backlog() < pages) return false;
   const result = checkpoint("PASSIVE");
   parentPort.postMessage({ type: "auto", result, long: frames * frameBytes > restartBytes });
-}, pollMs);
+  return true;
+}
+const timer = setInterval(poll, pollMs);
 parentPort.on("message", (message) => {
-  if (message.type === "copyAll") {
+  if (message.type === "poll") {
+    parentPort.postMessage({ type: "polled", id: message.id, copied: poll() });
+  } else if (message.type === "copyAll") {
     const result = checkpoint("PASSIVE");
     const whole = result.busy === 0 && result.log === result.checkpointed;
     Atomics.store(answer, 0, whole ? 1 : 2);
@@ -93,6 +99,14 @@ parentPort.postMessage({ type: "ready" });
 `;
 
 const driver = createRequire(import.meta.url).resolve("better-sqlite3");
+/**
+ * `pages`' default: the worker copies the log once this many pages wait. Four times SQLite's own
+ * 1000: a page the hub writes again and again (the ends of the tables and indexes a session
+ * appends to, their interior pages, page 1) is copied once a checkpoint however often the log
+ * holds it, and each checkpoint costs two fsyncs. A fleet's 1,000 modules over four hours: 31 %
+ * fewer reads of the log, 8,000 fewer writes, 30 fsyncs instead of 66 (issue 26).
+ */
+export const CHECKPOINT_PAGES = 4000;
 /** `restartBytes`' default: how long the log grows before the writer has it started again. */
 export const RESTART_BYTES = 256 * 1024 * 1024;
 /** How long `copyAll` waits for the worker at most (a copy behind a slow disk is abandoned). */
@@ -110,7 +124,7 @@ export class Checkpointer {
   readonly #worker: Worker;
   /** The worker's answer to `copyAll`: 0 none yet, 1 the whole log copied, 2 not. */
   readonly #copied = new Int32Array(new SharedArrayBuffer(4));
-  readonly #waiting = new Map<number, () => void>();
+  readonly #waiting = new Map<number, (copied: boolean) => void>();
   #next = 0;
   #stopped: Promise<void> | undefined;
   #failed = false;
@@ -126,7 +140,7 @@ export class Checkpointer {
       workerData: {
         driver,
         path,
-        pages: options.pages ?? 1000,
+        pages: options.pages ?? CHECKPOINT_PAGES,
         pollMs: options.pollMs ?? 20,
         restartBytes: options.restartBytes ?? RESTART_BYTES,
         done: this.#copied.buffer,
@@ -135,10 +149,11 @@ export class Checkpointer {
     this.#worker.unref();
     let ready!: () => void;
     this.ready = new Promise((resolve) => (ready = resolve));
-    type Message = { type: string; id?: number; result?: CheckpointResult; long?: boolean };
+    type Message = { type: string; id?: number; result?: CheckpointResult; long?: boolean; copied?: boolean };
     this.#worker.on("message", (message: Message) => {
       if (message.type === "ready") ready();
       if (message.type === "checkpointed") this.#settle(message.id!);
+      if (message.type === "polled") this.#settle(message.id!, message.copied);
       if (message.type !== "auto") return;
       if (message.long) hooks.onLongLog?.();
       options.onCheckpoint?.(message.result!);
@@ -160,11 +175,24 @@ export class Checkpointer {
   }
 
   /** A PASSIVE checkpoint now; resolves once it has run (at once when the checkpointer is not running). */
-  checkpoint(): Promise<void> {
-    if (!this.running) return Promise.resolve();
+  async checkpoint(): Promise<void> {
+    await this.#ask("checkpoint");
+  }
+
+  /**
+   * Has the worker look at the log now, as it does every `pollMs`: true when it found `pages` pages
+   * waiting and copied them (a PASSIVE checkpoint, told to `onCheckpoint`). Tests, benchmarks.
+   */
+  poll(): Promise<boolean> {
+    return this.#ask("poll");
+  }
+
+  /** Posts a request of `type` to the worker; resolves with its answer (false when it is not running). */
+  #ask(type: "checkpoint" | "poll"): Promise<boolean> {
+    if (!this.running) return Promise.resolve(false);
     const id = this.#next++;
-    const done = new Promise<void>((resolve) => this.#waiting.set(id, resolve));
-    this.#worker.postMessage({ type: "checkpoint", id });
+    const done = new Promise<boolean>((resolve) => this.#waiting.set(id, resolve));
+    this.#worker.postMessage({ type, id });
     return done;
   }
 
@@ -184,10 +212,10 @@ export class Checkpointer {
     return Atomics.load(this.#copied, 0) === 1;
   }
 
-  #settle(id: number): void {
+  #settle(id: number, answer = false): void {
     const resolve = this.#waiting.get(id);
     this.#waiting.delete(id);
-    resolve?.();
+    resolve?.(answer);
   }
 
   /** Stops: one last PASSIVE checkpoint, then the worker closes its connection and ends. */

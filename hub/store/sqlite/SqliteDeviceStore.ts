@@ -14,6 +14,7 @@ import { bool, int, likeEscape, parseJson, type SqliteConnection } from "./Sqlit
 import type { JsonObject } from "../../../core/json.js";
 import { storedJson } from "./storedJson.js";
 import { readsBackAs } from "./deviceReadBack.js";
+import { ofProject } from "./telemetrySql.js";
 import {
   DEVICE_COLUMNS,
   DEVICE_PLACES,
@@ -379,12 +380,10 @@ export class SqliteDeviceStore implements DeviceStore {
       this.sql.run("DELETE FROM notefiles WHERE device_uid = ?", uid);
       if (purge) {
         // Telemetry is the project's: the same UID may have left history in another project.
+        // (The events by their project's key, which their indexes lead with.)
         for (const table of ["events", "sessions", "health_log"]) {
-          this.sql.run(
-            `DELETE FROM ${table} WHERE project_uid = ? AND device_uid = ?`,
-            device.projectUid,
-            uid,
-          );
+          const project = table === "events" ? ofProject(table) : "project_uid = ?";
+          this.sql.run(`DELETE FROM ${table} WHERE ${project} AND device_uid = ?`, device.projectUid, uid);
         }
       }
       // Tags, fleet memberships and signals cascade.

@@ -17,6 +17,7 @@ import { SqliteNotefileStore } from "./SqliteNotefileStore.js";
 import { SqliteProjectStore } from "./SqliteProjectStore.js";
 import { SqliteRouteStore } from "./SqliteRouteStore.js";
 import { SqliteTelemetryStore } from "./SqliteTelemetryStore.js";
+import { ofProject } from "./telemetrySql.js";
 import type { TransactionGate } from "./TransactionGate.js";
 import { SqlJobStore, SqlMonitorStore } from "../AutomationSql.js";
 
@@ -45,6 +46,16 @@ function sqlitePort(sql: SqliteConnection): SqlPort {
     cachedAll: async <T>(text: string, ...params: unknown[]) => sql.cachedAll<T>(text, ...params),
   };
 }
+
+/**
+ * PROJECT_DELETION on SQLite: the events by their project's key (their indexes lead with it, not
+ * with project_uid), and the key after them.
+ */
+export const SQLITE_PROJECT_DELETION = PROJECT_DELETION.flatMap((statement) =>
+  statement === "DELETE FROM events WHERE project_uid = ?"
+    ? [`DELETE FROM events WHERE ${ofProject("events")}`, "DELETE FROM project_keys WHERE uid = ?"]
+    : [statement],
+);
 
 /** The embedded hub store: one SQLite file (WAL) holding every record of the hub. */
 export class SqliteHubStore implements HubStore {
@@ -102,7 +113,7 @@ export class SqliteHubStore implements HubStore {
     return sql.gate.call(async () =>
       sql.allOrNothing(() => {
         if (!sql.get("SELECT uid FROM projects WHERE uid = ?", uid)) return false;
-        for (const statement of PROJECT_DELETION) sql.run(statement, uid);
+        for (const statement of SQLITE_PROJECT_DELETION) sql.run(statement, uid);
         return true;
       }),
     );

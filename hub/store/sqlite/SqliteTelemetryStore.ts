@@ -14,7 +14,16 @@ import type {
   SessionUsageRow,
   UsageQuery,
 } from "../records.js";
-import { cursorQuery, EVENT, EVENT_SEQ, INSERT_EVENT, LATEST_EVENTS, listQuery } from "./eventSql.js";
+import {
+  ADD_PROJECT_KEY,
+  cursorQuery,
+  EVENT,
+  EVENT_SEQ,
+  INSERT_EVENT,
+  LATEST_KEYED_EVENTS,
+  listQuery,
+  PROJECT_KEY,
+} from "./eventSql.js";
 import { INSERT_HEALTH_LOG, listHealthLog, LIST_SESSIONS, UPSERT_SESSION } from "./sessionSql.js";
 import { int, type SqliteConnection } from "./SqliteConnection.js";
 import {
@@ -67,11 +76,19 @@ export class SqliteTelemetryStore implements TelemetryStore {
       if (value === undefined) billable.set(file, (value = int(isBillableFile(file))));
       return value;
     };
+    // And so is its project's key (the events' indexes lead with it).
+    const keys = new Map<string, number>();
+    const keyOf = (project: string) => {
+      let key = keys.get(project);
+      if (key === undefined) keys.set(project, (key = this.#projectKey(project)));
+      return key;
+    };
     const insert = (e: EventRecord) =>
       this.sql.run(
         INSERT_EVENT,
         e.uid,
         e.projectUid,
+        keyOf(e.projectUid),
         e.deviceUid,
         e.sessionUid,
         e.file,
@@ -84,8 +101,21 @@ export class SqliteTelemetryStore implements TelemetryStore {
     return this.sql.allOrNothing(() => events.map(insert));
   }
 
+  /**
+   * The project's key, given it now if it has none: read through the connection's cache, which a
+   * rollback of the transaction that gave it empties (never a key the database does not hold).
+   */
+  #projectKey(projectUid: string): number {
+    const known = this.sql.cachedGet<{ key: number }>(PROJECT_KEY, projectUid);
+    if (known) return known.key;
+    this.sql.run(ADD_PROJECT_KEY, projectUid);
+    return this.sql.get<{ key: number }>(PROJECT_KEY, projectUid)!.key;
+  }
+
   async latestEvents(projectUid: string, deviceUid: string): Promise<EventRecord[]> {
-    return this.sql.all<EventRow>(LATEST_EVENTS, projectUid, deviceUid, projectUid, deviceUid).map(event);
+    return this.sql
+      .all<EventRow>(LATEST_KEYED_EVENTS, projectUid, deviceUid, projectUid, deviceUid)
+      .map(event);
   }
 
   async getEvent(projectUid: string, uid: string): Promise<EventRecord | undefined> {

@@ -1,12 +1,21 @@
 import type { EventCursorQuery, EventFilter, EventOrder, EventSortKey, Page } from "../records.js";
-import { SQLITE_EVENTS, type EventDialect, type Sql } from "./telemetrySql.js";
+import { ofProject, SQLITE_EVENTS, type EventDialect, type Sql } from "./telemetrySql.js";
 
 // The SQL of the events table: the insert, the look-ups, and the pages of a filtered list. The
 // lists are built for a dialect (SQLite's by default; PostgreSQL's in hub/store/postgres).
 
-/** uid, project, device, session, file, received, captured, billable, data: an event already stored is left. */
-export const INSERT_EVENT = `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`;
+/**
+ * uid, project, project key (PROJECT_KEY), device, session, file, received, captured, billable,
+ * data: an event already stored is left.
+ */
+export const INSERT_EVENT = `INSERT INTO events (uid, project_uid, project_key, device_uid, session_uid, file, received, captured, billable, data)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (uid) DO NOTHING`;
+
+/** project: its key, the small integer that leads each of the events' indexes (none: no events yet). */
+export const PROJECT_KEY = "SELECT key FROM project_keys WHERE uid = ?";
+
+/** project: gives it a key if it has none. */
+export const ADD_PROJECT_KEY = "INSERT INTO project_keys (uid) VALUES (?) ON CONFLICT (uid) DO NOTHING";
 
 /**
  * project, device, project, device: the latest event of each of the device's notefiles (the one
@@ -14,15 +23,26 @@ export const INSERT_EVENT = `INSERT INTO events (uid, project_uid, device_uid, s
  * the device's entries of events_device, each latest event then from its project and time
  * (events_project): the project's other events are never read. The device's term in the subquery
  * is written so that no index can serve it: SQLite (without statistics) would otherwise read the
- * device's entries again for each file instead of the few events of that time.
+ * device's entries again for each file instead of the few events of that time. The project is
+ * found by `column`: its UID (PostgreSQL), or its key (SQLite, whose indexes lead with it).
  */
-export const LATEST_EVENTS = `WITH latest AS (
-           SELECT file, max(received) AS received FROM events WHERE project_uid = ? AND device_uid = ? GROUP BY file)
+const latestEvents = (column: "project_uid" | "project_key"): string => {
+  const project = (alias: string) =>
+    column === "project_key" ? ofProject(alias) : `${alias}.project_uid = ?`;
+  return `WITH latest AS (
+           SELECT file, max(received) AS received FROM events WHERE ${project("events")} AND device_uid = ? GROUP BY file)
          SELECT e.* FROM latest l CROSS JOIN events e
-         WHERE e.project_uid = ? AND e.received = l.received AND e.device_uid = ? AND e.file = l.file
-           AND e.uid = (SELECT max(e2.uid) FROM events e2 WHERE e2.project_uid = e.project_uid
+         WHERE ${project("e")} AND e.received = l.received AND e.device_uid = ? AND e.file = l.file
+           AND e.uid = (SELECT max(e2.uid) FROM events e2 WHERE e2.${column} = e.${column}
              AND e2.received = l.received AND e2.file = l.file AND (e2.device_uid = e.device_uid) = TRUE)
          ORDER BY e.received DESC, e.uid`;
+};
+
+/** `latestEvents` by the project's UID (PostgreSQL). */
+export const LATEST_EVENTS = latestEvents("project_uid");
+
+/** `latestEvents` by the project's key (SQLite). */
+export const LATEST_KEYED_EVENTS = latestEvents("project_key");
 
 /** uid, project */
 export const EVENT = "SELECT * FROM events WHERE uid = ? AND project_uid = ?";
@@ -33,7 +53,7 @@ export const EVENT_SEQ = "SELECT rowid AS seq FROM events WHERE uid = ? AND proj
 /** The WHERE clause of an events query (alias `e`). */
 function eventConditions(projectUid: string, f: EventFilter, d: EventDialect): Sql {
   const { inList, inFleet, member } = d;
-  const text = ["e.project_uid = ?"];
+  const text = [d.project ?? "e.project_uid = ?"];
   const params: unknown[] = [projectUid];
   const list = (column: string, values: string[] | undefined): void => {
     if (values === undefined || values.length === 0) return;

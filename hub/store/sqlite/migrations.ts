@@ -460,4 +460,26 @@ export const migrations: readonly string[] = [
   `
   DROP INDEX events_device_file;
   `,
+
+  // 13: the events' indexes lead with a small integer for the project (project_keys), not its
+  // 40-character UID: every event writes five index entries, each a fifth to a half the size it
+  // was (issue 26: fewer index pages filled, so fewer written to the log a commit). Queries find
+  // the key by the project's UID (an equality on a constant subquery, which SQLite searches the
+  // index by); the events keep their project_uid column for everything else.
+  `
+  CREATE TABLE project_keys (key INTEGER PRIMARY KEY, uid TEXT NOT NULL UNIQUE);
+  INSERT INTO project_keys (uid) SELECT DISTINCT project_uid FROM events ORDER BY project_uid;
+  DROP INDEX events_arrival;
+  DROP INDEX events_captured;
+  DROP INDEX events_device;
+  DROP INDEX events_session;
+  DROP INDEX events_project;
+  ALTER TABLE events ADD COLUMN project_key INTEGER;
+  UPDATE events SET project_key = (SELECT k.key FROM project_keys k WHERE k.uid = events.project_uid);
+  CREATE INDEX events_arrival ON events(project_key);
+  CREATE INDEX events_captured ON events(project_key, captured, received);
+  CREATE INDEX events_device ON events(project_key, device_uid, captured, received);
+  CREATE INDEX events_session ON events(project_key, session_uid);
+  CREATE INDEX events_project ON events(project_key, received);
+  `,
 ];

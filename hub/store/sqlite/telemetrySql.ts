@@ -30,6 +30,14 @@ export function inFleet(alias: string, fleet: string): string {
     END)`;
 }
 
+/**
+ * The events of one project (alias `alias`; one parameter, its UID), by its key: an equality on a
+ * constant subquery, which SQLite searches the events' indexes by. A project without a key has no
+ * events.
+ */
+export const ofProject = (alias: string): string =>
+  `${alias}.project_key = (SELECT key FROM project_keys WHERE uid = ?)`;
+
 /** A list argument: one parameter (a JSON array) whatever its length. */
 export const inList = (column: string): string => `${column} IN (SELECT value FROM json_each(?))`;
 
@@ -44,6 +52,8 @@ export interface EventDialect {
   listValue(values: readonly string[]): unknown;
   /** The column holding the order the hub stored the events in. */
   arrival: string;
+  /** The condition that keeps one project's events (alias `e`; one parameter, its UID): `e.project_uid = ?` when absent. */
+  project?: string;
 }
 
 export const SQLITE_EVENTS: EventDialect = {
@@ -52,4 +62,5 @@ export const SQLITE_EVENTS: EventDialect = {
   inList,
   listValue: (values) => JSON.stringify(values),
   arrival: "rowid",
+  project: ofProject("e"),
 };

@@ -89,7 +89,10 @@ function usageKey(q: UsageQuery, alias: string, fleetsOf: "record" | "device", d
   };
 }
 
-/** The conditions every usage query shares: project, time range, devices, fleets (alias `alias`, time `t`). */
+/**
+ * The conditions every usage query shares: project (`project`, else by the project_uid column),
+ * time range, devices, fleets (alias `alias`, time `t`).
+ */
 function usageConditions(
   projectUid: string,
   q: UsageQuery,
@@ -97,8 +100,9 @@ function usageConditions(
   t: string,
   fleetsOf: "record" | "device",
   d: UsageDialect,
+  project = `${alias}.project_uid = ?`,
 ): Sql {
-  const text = [`${alias}.project_uid = ?`, `${t} >= ?`, `${t} < ?`];
+  const text = [project, `${t} >= ?`, `${t} < ?`];
   const params: unknown[] = [projectUid, q.fromSec, q.toSec];
   if (q.deviceUids && q.deviceUids.length > 0) {
     text.push(d.inList(`${alias}.device_uid`));
@@ -116,7 +120,7 @@ function usageConditions(
 /** Rows: key, period, device, file, billable (0 or 1), n (events). */
 export function eventUsageQuery(projectUid: string, q: UsageQuery, d: UsageDialect = SQLITE_USAGE): Sql {
   const key = usageKey(q, "e", "record", d);
-  const where = usageConditions(projectUid, q, "e", "e.received", "record", d);
+  const where = usageConditions(projectUid, q, "e", "e.received", "record", d, d.project);
   const files = q.files && q.files.length > 0;
   return {
     text: `SELECT ${key.key} AS key, ${d.periodStart(q.period, d.eventSecond)} AS period, e.device_uid AS device, e.file AS file,
@@ -161,6 +165,6 @@ export function healthUsageQuery(projectUid: string, q: UsageQuery, d: UsageDial
 
 /** org, from ms, to ms: rows day (days since the epoch), n (billable events). */
 export const BILLABLE_EVENTS_BY_DAY = `SELECT CAST(e.received * 1000 / ${DAY_MS} AS INTEGER) AS day, count(*) AS n
-       FROM events e JOIN projects p ON p.uid = e.project_uid
+       FROM projects p JOIN project_keys k ON k.uid = p.uid JOIN events e ON e.project_key = k.key
        WHERE p.org_uid = ? AND e.billable = 1 AND e.received * 1000 >= ? AND e.received * 1000 < ?
        GROUP BY day`;

@@ -47,9 +47,10 @@ describe("damaged stored events and sessions", () => {
       [SCALAR, "[1,2]"],
     ]) {
       hub.rawSql(
-        `INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
-         VALUES (?, ?, ?, NULL, 'data.qo', ?, ?, 1, ?)`,
+        `INSERT INTO events (uid, project_uid, project_key, device_uid, session_uid, file, received, captured, billable, data)
+         VALUES (?, ?, (SELECT key FROM project_keys WHERE uid = ?), ?, NULL, 'data.qo', ?, ?, 1, ?)`,
         uid,
+        hub.projectUid,
         hub.projectUid,
         device,
         now + 1,

@@ -4,7 +4,7 @@ import { join } from "node:path";
 import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventFilter, EventRecord } from "../../../hub/store/records.js";
-import { LATEST_EVENTS } from "../../../hub/store/sqlite/eventSql.js";
+import { LATEST_KEYED_EVENTS } from "../../../hub/store/sqlite/eventSql.js";
 import { migrations } from "../../../hub/store/sqlite/migrations.js";
 import { SqliteConnection } from "../../../hub/store/sqlite/SqliteConnection.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
@@ -59,23 +59,23 @@ describe("the events table's indexes", () => {
         const events = onEvents(steps);
         expect(events.length, steps.join(" | ")).toBeGreaterThan(0);
         for (const step of events)
-          expect(step).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \(project_uid=\?/);
+          expect(step).toMatch(/^SEARCH \w+ USING (COVERING )?INDEX \w+ \(project_key=\?/);
       }
     },
   );
 
   it("read a device's latest events from its own index entries, not the project's events", () => {
     const steps = (
-      sql.db.prepare(`EXPLAIN QUERY PLAN ${LATEST_EVENTS}`).all(PROJECT, DEVICE, PROJECT, DEVICE) as {
+      sql.db.prepare(`EXPLAIN QUERY PLAN ${LATEST_KEYED_EVENTS}`).all(PROJECT, DEVICE, PROJECT, DEVICE) as {
         detail: string;
       }[]
     ).map((r) => r.detail);
     const events = onEvents(steps);
     expect(events[0]).toMatch(
-      /^SEARCH events USING INDEX events_device \(project_uid=\? AND device_uid=\?\)/,
+      /^SEARCH events USING INDEX events_device \(project_key=\? AND device_uid=\?\)/,
     );
     for (const step of events.slice(1))
-      expect(step).toMatch(/USING (COVERING )?INDEX \w+ \((uid=\?|project_uid=\? AND received=\?)\)/);
+      expect(step).toMatch(/USING (COVERING )?INDEX \w+ \((uid=\?|project_key=\? AND received=\?)\)/);
   });
 
   it("has no index that no read needs: events_device_file is gone", () => {
