@@ -3,6 +3,8 @@ import { randomBytes, type Random } from "../core/Random.js";
 
 /** Each byte's two hex digits (a UUID is made at every sync session: a table beats formatting). */
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
+/** The bytes of the seeded UUID being written (a Uint8Array keeps each byte's low 8 bits). */
+const SCRATCH = new Uint8Array(16);
 
 /**
  * Makes the hub's public identifiers (project, fleet, organization UIDs). Seeded in tests so runs
@@ -18,36 +20,19 @@ export class HubIds {
   /** An RFC 4122 version-4 UUID. */
   uuid(): string {
     if (!this.random) return randomUUID();
-    // randomBytes(random, 16)'s bytes (each word's low byte first), read from the words as drawn:
-    // no array made, and the text written in one expression (a session makes three or four).
-    const r = this.random;
-    const w0 = r.nextUint32();
-    const w1 = r.nextUint32();
-    const w2 = r.nextUint32();
-    const w3 = r.nextUint32();
-    const h = HEX;
-    return (
-      h[w0 & 0xff]! +
-      h[(w0 >>> 8) & 0xff] +
-      h[(w0 >>> 16) & 0xff] +
-      h[w0 >>> 24] +
-      "-" +
-      h[w1 & 0xff] +
-      h[(w1 >>> 8) & 0xff] +
-      "-" +
-      h[((w1 >>> 16) & 0x0f) | 0x40] + // version 4
-      h[w1 >>> 24] +
-      "-" +
-      h[(w2 & 0x3f) | 0x80] + // the variant
-      h[(w2 >>> 8) & 0xff] +
-      "-" +
-      h[(w2 >>> 16) & 0xff] +
-      h[w2 >>> 24] +
-      h[w3 & 0xff] +
-      h[(w3 >>> 8) & 0xff] +
-      h[(w3 >>> 16) & 0xff] +
-      h[w3 >>> 24]
-    );
+    // randomBytes(random, 16)'s bytes, written into one buffer kept for it (a session makes three
+    // or four): no array made a UUID.
+    const b = SCRATCH;
+    for (let i = 0; i < 16; i += 4) {
+      const word = this.random.nextUint32();
+      b[i] = word;
+      b[i + 1] = word >>> 8;
+      b[i + 2] = word >>> 16;
+      b[i + 3] = word >>> 24;
+    }
+    b[6] = (b[6]! & 0x0f) | 0x40;
+    b[8] = (b[8]! & 0x3f) | 0x80;
+    return uuidText(b);
   }
 
   /**
