@@ -140,10 +140,18 @@ export function jsonLengthBound(value: unknown): number {
  * JSON.stringify throws (a cycle, a BigInt).
  */
 export function jsonByteLength(value: unknown): number {
+  return orByText(byteLength, textBytes, value);
+}
+
+/**
+ * `fast(value)`, or `byText(value)` when `fast` ran into a cycle (its RangeError, from the stack):
+ * JSON.stringify then throws what it throws for a cycle.
+ */
+function orByText<T>(fast: (value: unknown) => T, byText: (value: unknown) => T, value: unknown): T {
   try {
-    return byteLength(value);
+    return fast(value);
   } catch (error) {
-    if (error instanceof RangeError) return textBytes(value); // a cycle: JSON.stringify says so
+    if (error instanceof RangeError) return byText(value);
     throw error;
   }
 }
@@ -232,12 +240,7 @@ export function cloneJson<T>(value: T): T {
  * each end its own copy of a message, as if it had crossed a wire.
  */
 export function jsonRoundTrip(value: unknown): unknown {
-  try {
-    return roundTripCopy(value);
-  } catch (error) {
-    if (error instanceof RangeError) return viaText(value); // a cycle: JSON.stringify says so
-    throw error;
-  }
+  return orByText(roundTripCopy, viaText, value);
 }
 
 function viaText(value: unknown): unknown {

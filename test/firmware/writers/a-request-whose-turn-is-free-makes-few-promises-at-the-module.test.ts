@@ -1,7 +1,7 @@
-import { createHook } from "node:async_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { SimulatedModule } from "../../../runtime/SimulatedModule.js";
+import { promisesMadeBy } from "../../support/promiseCount.js";
 
 /**
  * The module's JavaScript a request (issue 26): a `note.add` whose turn is free, counted in
@@ -25,20 +25,11 @@ describe("a note.add whose turn is free", () => {
   });
 
   it("makes at most 8 promises a request, its reply unchanged", async () => {
-    let promises = 0;
-    const hook = createHook({
-      init(_id, type) {
-        if (type === "PROMISE") promises++;
-      },
-    });
-    const replies = [];
-    hook.enable();
-    try {
+    const replies: (Record<string, unknown> | undefined)[] = [];
+    const promises = await promisesMadeBy(async () => {
       for (let i = 0; i < 100; i++)
         replies.push(await sim.module.request({ req: "note.add", file: "sensors.qo", body: { temp: i } }));
-    } finally {
-      hook.disable();
-    }
+    });
     expect(replies.every((reply) => reply !== undefined && reply["total"] !== undefined)).toBe(true);
     expect(replies.at(-1)).toEqual({ total: 120 });
     // A few more over the hundred requests: work the module does now and then, not per request.
