@@ -79,29 +79,9 @@ export class HubIds {
   }
 }
 
-/** 16 bytes as a UUID's text. */
+/** 16 bytes as a UUID's text: each byte's two hex digits, a dash before bytes 4, 6, 8 and 10. */
 function uuidText(b: Uint8Array): string {
-  const h = HEX;
-  return (
-    h[b[0]!]! +
-    h[b[1]!] +
-    h[b[2]!] +
-    h[b[3]!] +
-    "-" +
-    h[b[4]!] +
-    h[b[5]!] +
-    "-" +
-    h[b[6]!] +
-    h[b[7]!] +
-    "-" +
-    h[b[8]!] +
-    h[b[9]!] +
-    "-" +
-    h[b[10]!] +
-    h[b[11]!] +
-    h[b[12]!] +
-    h[b[13]!] +
-    h[b[14]!] +
-    h[b[15]!]
-  );
+  let text = "";
+  for (let i = 0; i < 16; i++) text += (i === 4 || i === 6 || i === 8 || i === 10 ? "-" : "") + HEX[b[i]!];
+  return text;
 }
