@@ -5,7 +5,7 @@ import Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import type { EventFilter, EventRecord } from "../../../hub/store/records.js";
 import { LATEST_KEYED_EVENTS } from "../../../hub/store/sqlite/eventSql.js";
-import { migrations } from "../../../hub/store/sqlite/migrations.js";
+import { hubDatabaseBefore } from "../../support/olderHubDatabase.js";
 import { SqliteConnection } from "../../../hub/store/sqlite/SqliteConnection.js";
 import { SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
 import { SqliteTelemetryStore } from "../../../hub/store/sqlite/SqliteTelemetryStore.js";
@@ -101,12 +101,8 @@ describe("a hub database made before events_device_file was dropped", () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it("migrates with its events, and reads each notefile's latest event as before", async () => {
-    const fold = migrations.findIndex((m) => m.includes("DROP INDEX events_device_file"));
-    expect(fold).toBeGreaterThan(0);
     const path = join(dir, "hub.db");
-    const db = new Database(path);
-    for (const m of migrations.slice(0, fold)) db.exec(m);
-    db.pragma(`user_version = ${fold}`);
+    const db = hubDatabaseBefore(path, "DROP INDEX events_device_file");
     const insert =
       db.prepare(`INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
       VALUES (?, ?, ?, NULL, ?, ?, ?, 1, '{}')`);

@@ -1,9 +1,9 @@
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import Database from "better-sqlite3";
+import type Database from "better-sqlite3";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { migrations } from "../../../hub/store/sqlite/migrations.js";
+import { hubDatabaseBefore } from "../../support/olderHubDatabase.js";
 import { SQLITE_PROJECT_DELETION, SqliteHubStore } from "../../../hub/store/sqlite/SqliteHubStore.js";
 import { anEvent, OTHER_PROJECT, PROJECT, putDevice, seedProject, T0 } from "./contract/support/seed.js";
 
@@ -140,12 +140,8 @@ describe("a hub database made before the events' project keys", () => {
   afterEach(() => rm(dir, { recursive: true, force: true }));
 
   it("migrates: each project's events get its key and read as before, and new events join them", async () => {
-    const keys = migrations.findIndex((m) => m.includes("CREATE TABLE project_keys"));
-    expect(keys).toBeGreaterThan(0);
     const path = join(dir, "hub.db");
-    const old = new Database(path);
-    for (const m of migrations.slice(0, keys)) old.exec(m);
-    old.pragma(`user_version = ${keys}`);
+    const old = hubDatabaseBefore(path, "CREATE TABLE project_keys");
     const insert =
       old.prepare(`INSERT INTO events (uid, project_uid, device_uid, session_uid, file, received, captured, billable, data)
       VALUES (?, ?, 'dev:1', NULL, 'data.qo', ?, ?, 1, '{}')`);
