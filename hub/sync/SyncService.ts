@@ -177,7 +177,8 @@ export class SyncService {
     try {
       if (!this.#ready) await this.#begun();
       // Swept once a minute of hub time at most: no promise waited on in between.
-      if (this.#clock.now() - this.#lastSweep >= SWEEP_EVERY_MS) await this.#sweep();
+      const now = this.#clock.now();
+      if (now - this.#lastSweep >= SWEEP_EVERY_MS) await this.#sweep(now);
       return await this.#answer(request, transport, bytes);
     } catch (error) {
       if (error instanceof SyncRefusal) return error.reply();
@@ -262,9 +263,7 @@ export class SyncService {
   }
 
   /** Ends the sessions that expired (once a minute of hub time at most, while messages arrive). */
-  async #sweep(): Promise<void> {
-    const now = this.#clock.now();
-    if (now - this.#lastSweep < SWEEP_EVERY_MS) return;
+  async #sweep(now: number): Promise<void> {
     this.#lastSweep = now;
     await this.#challenges.prune(now);
     this.#throttle?.prune(now);
