@@ -1,5 +1,5 @@
 import { readFileSync } from "node:fs";
-import { Agent as HttpAgent, request as httpRequest } from "node:http";
+import { Agent as HttpAgent, request as httpRequest, type RequestOptions } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { sleep, type Clock } from "../core/Clock.js";
 import { HubLinkError, type Exchanged, type HubLink } from "../firmware/radio/HubLink.js";
@@ -102,7 +102,9 @@ export function releaseAgent(key: string): void {
 export class HttpsHubLink implements HubLink {
   readonly secure: boolean;
   readonly #url: URL;
-  readonly #agent: HttpAgent | HttpsAgent;
+  /** Where and how every POST goes (the URL's parts, read once), less its length and timeout. */
+  readonly #target: RequestOptions;
+  readonly #send: typeof httpRequest;
   readonly #agentKey: string;
   #closed = false;
   readonly #timeoutMs: number;
@@ -113,8 +115,18 @@ export class HttpsHubLink implements HubLink {
     this.#url = new URL(DEVICE_SYNC_PATH, parseHubUrl(options.url));
     this.secure = this.#url.protocol === "https:";
     const { key, agent } = takeAgent(this.secure, caText(options.ca));
-    this.#agent = agent;
     this.#agentKey = key;
+    this.#send = this.secure ? httpsRequest : httpRequest;
+    const { protocol, hostname, port, pathname } = this.#url;
+    this.#target = {
+      protocol,
+      // A bracketed IPv6 literal is connected to without its brackets.
+      hostname: hostname.startsWith("[") ? hostname.slice(1, -1) : hostname,
+      ...(port ? { port: Number(port) } : {}),
+      path: pathname,
+      method: "POST",
+      agent,
+    };
     this.#timeoutMs = options.timeoutMs ?? 30_000;
     this.#radio = options.radio;
     this.#clock = options.clock;
@@ -149,18 +161,17 @@ export class HttpsHubLink implements HubLink {
    * one module's message often goes on a connection another left idle.
    */
   #post(message: ProtocolRequest, retry: boolean): Promise<Exchanged> {
-    const body = Buffer.from(JSON.stringify(message));
-    const send = this.secure ? httpsRequest : httpRequest;
+    // Written as text (Node encodes it once, behind the headers); its length in bytes, counted.
+    const body = JSON.stringify(message);
+    const sent = Buffer.byteLength(body);
     const timeoutMs = this.#timeoutMs + replyWaitMs(message);
     return new Promise<Exchanged>((resolve, reject) => {
       let written = false;
       let answered = false;
-      const req = send(
-        this.#url,
+      const req = this.#send(
         {
-          method: "POST",
-          agent: this.#agent,
-          headers: { "content-type": "application/json", "content-length": body.length },
+          ...this.#target,
+          headers: { "content-type": "application/json", "content-length": sent },
           timeout: timeoutMs,
         },
         (res) => {
@@ -169,7 +180,7 @@ export class HttpsHubLink implements HubLink {
           res.on("data", (chunk: Buffer) => chunks.push(chunk));
           res.on("error", () => reject(new HubLinkError("dropped", "the hub's reply was cut off")));
           res.on("end", () => {
-            const bytes = Buffer.concat(chunks);
+            const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks);
             const text = bytes.toString("utf8");
             if (res.statusCode !== 200) {
               reject(
@@ -180,7 +191,7 @@ export class HttpsHubLink implements HubLink {
             try {
               resolve({
                 reply: JSON.parse(text) as ProtocolReply,
-                sent: body.length,
+                sent,
                 received: bytes.length,
               });
             } catch {
