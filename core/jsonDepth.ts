@@ -49,6 +49,38 @@ export function jsonTextDepth(text: string, limit = Infinity): number {
 }
 
 /**
+ * `jsonTextDepth` of the UTF-8 bytes of JSON text, read from the bytes: the same number, since
+ * every character it counts (quotes, backslashes, brackets) is one ASCII byte, and no byte of a
+ * character beyond ASCII (nor an invalid byte) is an ASCII one. About three times as fast as the
+ * text's scan on a body a request brings (bytes are read without string access).
+ */
+export function jsonBytesDepth(bytes: Uint8Array, limit = Infinity): number {
+  let depth = 0;
+  let max = 0;
+  const n = bytes.length;
+  for (let i = 0; i < n; i++) {
+    const c = bytes[i]!;
+    if (c === QUOTE) {
+      // To the string's closing quote: a backslash takes the byte after it along.
+      for (i++; i < n; i++) {
+        const s = bytes[i]!;
+        if (s === QUOTE) break;
+        if (s === BACKSLASH) i++;
+      }
+    } else if (c === OPEN_BRACE || c === OPEN_BRACKET) {
+      depth++;
+      if (depth > max) {
+        max = depth;
+        if (max > limit) return max;
+      }
+    } else if ((c === CLOSE_BRACE || c === CLOSE_BRACKET) && depth > 0) {
+      depth--;
+    }
+  }
+  return max;
+}
+
+/**
  * The nesting depth of a parsed JSON value (no cycles), walked with an explicit stack; counted
  * and limited as `jsonTextDepth` counts the value's JSON text.
  */
@@ -75,7 +107,7 @@ export function jsonValueDepth(value: unknown, limit = Infinity): number {
   return max;
 }
 
-/** Whether JSON text nests deeper than `max` (default MAX_JSON_DEPTH) levels. */
-export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
-  return jsonTextDepth(text, max) > max;
+/** Whether JSON text (or its UTF-8 bytes) nests deeper than `max` (default MAX_JSON_DEPTH) levels. */
+export function jsonTooDeep(text: string | Uint8Array, max = MAX_JSON_DEPTH): boolean {
+  return (typeof text === "string" ? jsonTextDepth(text, max) : jsonBytesDepth(text, max)) > max;
 }

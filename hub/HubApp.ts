@@ -181,10 +181,11 @@ export async function buildHubApp(
   // is parsed, so nothing deeper than the cap is ever built, stored or serialized.
   const json = app.getDefaultJsonParser("error", "error");
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser("application/json", { parseAs: "string" }, (request, body, done) => {
+  // Read as bytes: their depth is measured faster than the text's, then decoded once.
+  app.addContentTypeParser("application/json", { parseAs: "buffer" }, (request, body, done) => {
+    if (jsonTooDeep(body)) return done(errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, undefined);
-    if (jsonTooDeep(text)) return done(errors.jsonTooDeep(MAX_JSON_DEPTH), undefined);
     return json(request, text, (error, value) => {
       // SQLite stores text as UTF-8, where a lone surrogate has no form: refused rather than
       // stored as something other than what the caller was told was saved.
@@ -193,14 +194,16 @@ export async function buildHubApp(
     });
   });
 
-  app.addHook("onResponse", (request, reply, done) => {
-    const ms = reply.elapsedTime.toFixed(1);
-    request.log.debug(
-      { status: reply.statusCode, ms: Number(ms) },
-      `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`,
-    );
-    done();
-  });
+  // Without a logger there is no line to write: no hook.
+  if (options.logger)
+    app.addHook("onResponse", (request, reply, done) => {
+      const ms = reply.elapsedTime.toFixed(1);
+      request.log.debug(
+        { status: reply.statusCode, ms: Number(ms) },
+        `${request.method} ${request.url} ${reply.statusCode} ${ms} ms`,
+      );
+      done();
+    });
 
   const services =
     "services" in options

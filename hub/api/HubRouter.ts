@@ -157,15 +157,19 @@ export class HubRouter {
     options: RouteOptions = {},
   ): void {
     // Access is checked in onRequest, before the body is read: an unauthorized caller never
-    // makes the hub parse (or buffer) what it sent.
+    // makes the hub parse (or buffer) what it sent. A public route checks nothing: no hook.
     const granted = new WeakMap<FastifyRequest, Granted>();
     this.app.route({
       method,
       url,
       bodyLimit: options.bodyLimit,
-      onRequest: async (request) => {
-        granted.set(request, await this.#admit(request, access));
-      },
+      ...(access.kind === "public"
+        ? {}
+        : {
+            onRequest: async (request: FastifyRequest) => {
+              granted.set(request, await this.#admit(request, access));
+            },
+          }),
       handler: async (request, reply) => {
         const ctx = { ...this.#base(request, reply), ...granted.get(request) } as C;
         const result = await handler(ctx);

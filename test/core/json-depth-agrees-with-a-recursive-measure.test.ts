@@ -1,6 +1,14 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { jsonTextDepth, jsonTooDeep, jsonValueDepth, MAX_JSON_DEPTH } from "../../core/jsonDepth.js";
+import {
+  jsonBytesDepth,
+  jsonTextDepth,
+  jsonTooDeep,
+  jsonValueDepth,
+  MAX_JSON_DEPTH,
+} from "../../core/jsonDepth.js";
+
+const utf8 = (text: string): Uint8Array => new TextEncoder().encode(text);
 
 /** The obvious recursive measure (fine at the depths generated here): the reference. */
 function reference(value: unknown): number {
@@ -42,6 +50,7 @@ describe("the JSON depth checker agrees with a recursive measure", () => {
         const depth = reference(value);
         expect(jsonTextDepth(JSON.stringify(value))).toBe(depth);
         expect(jsonTextDepth(JSON.stringify(value, null, 2))).toBe(depth);
+        expect(jsonBytesDepth(utf8(JSON.stringify(value)))).toBe(depth);
         expect(jsonValueDepth(value)).toBe(depth);
       }),
       { numRuns: 500 },
@@ -55,6 +64,8 @@ describe("the JSON depth checker agrees with a recursive measure", () => {
         expect(jsonTextDepth(JSON.stringify(value), limit)).toBe(limited(depth, limit));
         expect(jsonValueDepth(value, limit)).toBe(limited(depth, limit));
         expect(jsonTooDeep(JSON.stringify(value), limit)).toBe(depth > limit);
+        expect(jsonBytesDepth(utf8(JSON.stringify(value)), limit)).toBe(limited(depth, limit));
+        expect(jsonTooDeep(utf8(JSON.stringify(value)), limit)).toBe(depth > limit);
       }),
       { numRuns: 500 },
     );
@@ -65,6 +76,7 @@ describe("the JSON depth checker agrees with a recursive measure", () => {
       fc.property(tricky, (text) => {
         expect(jsonTextDepth(JSON.stringify(text))).toBe(0);
         expect(jsonTextDepth(JSON.stringify([text, { [text]: text }]))).toBe(2);
+        expect(jsonBytesDepth(utf8(JSON.stringify([text, { [text]: text }])))).toBe(2);
       }),
     );
   });
@@ -93,6 +105,8 @@ describe("the JSON depth checker agrees with a recursive measure", () => {
       fc.property(fc.string({ unit: "binary" }), (text) => {
         const depth = jsonTextDepth(text);
         expect(Number.isInteger(depth) && depth >= 0 && depth <= text.length).toBe(true);
+        // Its bytes, invalid UTF-16 and all, measure as the text does.
+        expect(jsonBytesDepth(Buffer.from(text, "utf8"))).toBe(depth);
       }),
     );
   });
