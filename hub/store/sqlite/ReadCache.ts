@@ -13,12 +13,27 @@ const WORD = /[A-Za-z_][A-Za-z0-9_]*/g;
 /** Read statements whose values are kept, by text (for each of `get` and `all`). */
 const MAX_STATEMENTS = 1000;
 
+/** A value kept (wrapped: a `get` may find no row). */
+interface Kept {
+  readonly value: unknown;
+}
+
 /**
- * One read statement's text (`get` or `all`): its values by parameters (wrapped: a `get` may find no
- * row), emptied whenever a table it reads is written.
+ * Values by their parameters. Parameters that are all strings (the usual uids) are looked up one
+ * level a parameter, under their count: by the strings the caller holds, whose hash V8 keeps, with
+ * no key text made (a key concatenated anew is hashed anew at every lookup, about a microsecond).
+ * Any other parameters are keyed by their JSON text, a string: never one of the counts.
+ */
+type Level = Map<unknown, Kept | Level>;
+
+/**
+ * One read statement's text (`get` or `all`): its values by parameters, emptied whenever a table it
+ * reads is written.
  */
 interface Reads {
-  readonly entries: Map<string, { readonly value: unknown }>;
+  readonly entries: Level;
+  /** How many values `entries` holds. */
+  count: number;
 }
 
 /** What the schema says a write reaches beyond its own table. */
@@ -52,7 +67,7 @@ export class ReadCache {
   readonly #max: number;
   /**
    * By statement text, for `get` and for `all`: a text from the store's source is the same string
-   * every time, whose hash V8 keeps, so only the short key of the parameters is hashed anew.
+   * every time, whose hash V8 keeps, as are the strings of its parameters (Level).
    */
   readonly #statements = { get: new Map<string, Reads>(), all: new Map<string, Reads>() };
   /** How many values are kept, over all statements. */
@@ -89,19 +104,19 @@ export class ReadCache {
       reads = this.#statement(sql);
       this.#statements[kind].set(sql, reads);
     }
-    const key = paramsKey(params);
-    const entry = reads.entries.get(key);
+    const entry = find(reads.entries, params);
     if (entry) return entry.value as T;
     const value = read();
     if (this.#size >= this.#max) this.#clear();
     this.#size++;
-    reads.entries.set(key, { value });
+    reads.count++;
+    keep(reads.entries, params, { value });
     return value;
   }
 
   /** A read statement newly seen, listed under each table it reads. */
   #statement(sql: string): Reads {
-    const reads: Reads = { entries: new Map() };
+    const reads: Reads = { entries: new Map(), count: 0 };
     const tables = this.#readTables(sql);
     if (!tables) this.#readsAny.push(reads);
     for (const table of tables ?? []) {
@@ -113,7 +128,8 @@ export class ReadCache {
   }
 
   #empty(reads: Reads): void {
-    this.#size -= reads.entries.size;
+    this.#size -= reads.count;
+    reads.count = 0;
     reads.entries.clear();
   }
 
@@ -137,8 +153,8 @@ export class ReadCache {
 
   /** Forgets every value (a statement's tables stay known). */
   #clear(): void {
-    for (const reads of this.#statements.get.values()) reads.entries.clear();
-    for (const reads of this.#statements.all.values()) reads.entries.clear();
+    for (const reads of this.#statements.get.values()) forget(reads);
+    for (const reads of this.#statements.all.values()) forget(reads);
     this.#size = 0;
   }
 
@@ -271,15 +287,41 @@ function namedTables(schema: Schema, sql: string): Tables {
   return found.size > 0 ? [...found] : null;
 }
 
-/**
- * The key of a read's parameters: strings (the usual uids) each followed by NUL, else their JSON
- * (which never ends with NUL).
- */
-function paramsKey(params: readonly unknown[]): string {
-  let key = "";
-  for (const p of params) {
-    if (typeof p !== "string" || p.includes("\u0000")) return JSON.stringify(params);
-    key += `${p}\u0000`;
+function forget(reads: Reads): void {
+  reads.entries.clear();
+  reads.count = 0;
+}
+
+function allStrings(params: readonly unknown[]): boolean {
+  for (let i = 0; i < params.length; i++) if (typeof params[i] !== "string") return false;
+  return true;
+}
+
+/** The value kept for `params`, if any (see Level). */
+function find(entries: Level, params: readonly unknown[]): Kept | undefined {
+  if (!allStrings(params)) return entries.get(JSON.stringify(params)) as Kept | undefined;
+  let node = entries.get(params.length);
+  for (let i = 0; node !== undefined && i < params.length; i++) node = (node as Level).get(params[i]);
+  return node as Kept | undefined;
+}
+
+/** Keeps `kept` for `params` (see Level). */
+function keep(entries: Level, params: readonly unknown[], kept: Kept): void {
+  if (!allStrings(params)) {
+    entries.set(JSON.stringify(params), kept);
+    return;
   }
-  return key;
+  const last = params.length - 1;
+  if (last < 0) {
+    entries.set(0, kept);
+    return;
+  }
+  let level = entries.get(params.length) as Level | undefined;
+  if (level === undefined) entries.set(params.length, (level = new Map()));
+  for (let i = 0; i < last; i++) {
+    let next = level.get(params[i]) as Level | undefined;
+    if (next === undefined) level.set(params[i], (next = new Map()));
+    level = next;
+  }
+  level.set(params[last], kept);
 }

@@ -69,36 +69,44 @@ export class SqliteTelemetryStore implements TelemetryStore {
   }
 
   async addEvents(events: readonly EventRecord[]): Promise<boolean[]> {
-    // A batch's events are mostly of one notefile: whether it is billed is worked out once.
+    // No named closure here: under tsx (esbuild's keepNames) each one made is named anew by
+    // Object.defineProperty, a few microseconds apiece, and a session stores events three times.
+    if (events.length === 1) {
+      const e = events[0]!;
+      return [this.#insertEvent(e, this.#projectKey(e.projectUid), int(isBillableFile(e.file)))];
+    }
+    // A batch's events are mostly of one notefile and one project: whether it is billed, and the
+    // project's key (the events' indexes lead with it), are worked out once for each.
     const billable = new Map<string, number>();
-    const billableOf = (file: string) => {
-      let value = billable.get(file);
-      if (value === undefined) billable.set(file, (value = int(isBillableFile(file))));
-      return value;
-    };
-    // And so is its project's key (the events' indexes lead with it).
     const keys = new Map<string, number>();
-    const keyOf = (project: string) => {
-      let key = keys.get(project);
-      if (key === undefined) keys.set(project, (key = this.#projectKey(project)));
-      return key;
-    };
-    const insert = (e: EventRecord) =>
+    return this.sql.allOrNothing(() =>
+      events.map((e) => {
+        let key = keys.get(e.projectUid);
+        if (key === undefined) keys.set(e.projectUid, (key = this.#projectKey(e.projectUid)));
+        let billed = billable.get(e.file);
+        if (billed === undefined) billable.set(e.file, (billed = int(isBillableFile(e.file))));
+        return this.#insertEvent(e, key, billed);
+      }),
+    );
+  }
+
+  /** Stores `e` under its project's `key`, `billable` (0 or 1); false when its uid was stored before. */
+  #insertEvent(e: EventRecord, key: number, billable: number): boolean {
+    return (
       this.sql.run(
         INSERT_EVENT,
         e.uid,
         e.projectUid,
-        keyOf(e.projectUid),
+        key,
         e.deviceUid,
         e.sessionUid,
         e.file,
         e.received,
         e.whenSec,
-        billableOf(e.file),
+        billable,
         e.dataText ?? JSON.stringify(e.data),
-      ).changes > 0;
-    if (events.length === 1) return [insert(events[0]!)];
-    return this.sql.allOrNothing(() => events.map(insert));
+      ).changes > 0
+    );
   }
 
   /**

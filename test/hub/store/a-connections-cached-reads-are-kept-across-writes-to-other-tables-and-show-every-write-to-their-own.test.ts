@@ -88,6 +88,10 @@ describe("a connection's cached reads", () => {
     ];
     for (const params of cases) expect(both(...params)).toEqual({ v: params[0], w: params[1] });
     for (const params of cases) expect(both(...params)).toEqual({ v: params[0], w: params[1] });
+    const one = (param: unknown) => sql.cachedGet("SELECT ? AS v FROM parent LIMIT 1", param);
+    const singles: unknown[] = [1, "1", "[1]", '["1"]', null, "null", "", 0];
+    for (const param of singles) expect(one(param)).toEqual({ v: param });
+    for (const param of singles) expect(one(param)).toEqual({ v: param });
   });
 
   it("show each form of write to their table", () => {
