@@ -22,6 +22,12 @@ export interface Note {
    * an event's `where_*` fields. Kept for untemplated notes (the compact JSON record's `w`).
    */
   where?: NoteWhere;
+  /**
+   * The store record key the note is kept under (set by Notebox): removing or replacing the note
+   * reuses it rather than building and hashing the key again (a sync's acknowledgement removes a
+   * hundred queue notes at a time). Not part of the note's content.
+   */
+  readonly key?: string;
 }
 
 /** A note's location: degrees, and the epoch seconds of the fix (0 when the time was unknown). */

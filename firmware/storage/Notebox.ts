@@ -22,9 +22,10 @@ const configKey = (key: string) => `c${SEP}${key}`;
  * had one, each read of a note's members anywhere in the module was a megamorphic lookup, and
  * each note carried a hidden class's memory. Copied by `Object.assign`, notes of one shape share one.
  */
-export function withChange(note: Omit<Note, "change">, change: number): Note {
+export function withChange(note: Omit<Note, "change">, change: number, key?: string): Note {
   const stored = Object.assign({}, note) as Note;
   stored.change = change;
+  if (key !== undefined) (stored as { key?: string }).key = key;
   return stored;
 }
 
@@ -76,7 +77,7 @@ export class Notebox {
   }
 
   #load(records: ReadonlyMap<string, Uint8Array>): void {
-    const notes: [string, string, Uint8Array][] = [];
+    const notes: [string, string, string, Uint8Array][] = [];
     for (const [key, value] of records) {
       const { kind, parts } = parseRecordKey(key);
       if (kind === "f" && parts.length === 1) {
@@ -84,7 +85,7 @@ export class Notebox {
         const file = this.#newFile(name, unjson(value) as NotefileMeta);
         if (file) this.#files.set(name, file);
       } else if (kind === "n" && parts.length === 2) {
-        notes.push([parts[0]!, parts[1]!, value]);
+        notes.push([parts[0]!, parts[1]!, key, value]);
       } else if (kind === "t" && parts.length === 2) {
         const [tracker, file] = parts as [string, string];
         let positions = this.#trackers.get(tracker);
@@ -96,14 +97,16 @@ export class Notebox {
       }
     }
     const decoded: [Notefile, Note][] = [];
-    for (const [name, id, value] of notes) {
+    for (const [name, id, key, value] of notes) {
       let file = this.#files.get(name);
       if (!file) {
         const created = this.#newFile(name, { ctr: 0 });
         if (!created) continue;
         this.#files.set(name, (file = created));
       }
-      decoded.push([file, this.#codec.decode(file, id, value)]);
+      const note = this.#codec.decode(file, id, value);
+      (note as { key?: string }).key = key;
+      decoded.push([file, note]);
     }
     decoded.sort((a, b) => a[1].change - b[1].change);
     for (const [file, note] of decoded) {
@@ -221,7 +224,8 @@ export class Notebox {
     const tx = this.#transactions.current();
     const previous = file.notes.get(note.id);
     const oldCtr = file.meta.ctr;
-    const stored = withChange(note, ++file.meta.ctr);
+    const key = previous?.key ?? noteKey(file.name, note.id);
+    const stored = withChange(note, ++file.meta.ctr, key);
     // Re-inserting moves the note to the end, keeping ascending change order.
     file.notes.delete(note.id);
     file.notes.set(note.id, stored);
@@ -233,10 +237,10 @@ export class Notebox {
       // A volatile note may replace a stored one of the same ID; the stored copy must go. The
       // change counter is persisted so that after a restart, when the note is gone, its change
       // number is not handed out again (a tracker may already have seen it).
-      if (previous) tx.ops.push({ op: "delete", key: noteKey(file.name, note.id) });
+      if (previous) tx.ops.push({ op: "delete", key });
       tx.ops.push({ op: "put", key: fileKey(file.name), value: json(file.meta) });
     } else {
-      tx.ops.push({ op: "put", key: noteKey(file.name, note.id), value: this.#codec.encode(file, stored) });
+      tx.ops.push({ op: "put", key, value: this.#codec.encode(file, stored) });
     }
     tx.undo.push(() => {
       file.meta.ctr = oldCtr;
@@ -269,7 +273,7 @@ export class Notebox {
     file.notes.delete(id);
     file.removeOrdered(note);
     if (note.deleted) file.tombstones--;
-    tx.ops.push({ op: "delete", key: noteKey(file.name, id) });
+    tx.ops.push({ op: "delete", key: note.key ?? noteKey(file.name, id) });
     // On load the change counter is the larger of the stored one and the newest note's change.
     // Only removing the newest note could take it backwards, so only then is it stored.
     if (note.change >= file.meta.ctr)
@@ -293,7 +297,7 @@ export class Notebox {
     for (const note of removed) {
       file.notes.delete(note.id);
       if (note.deleted) tombstones++;
-      tx.ops.push({ op: "delete", key: noteKey(file.name, note.id) });
+      tx.ops.push({ op: "delete", key: note.key ?? noteKey(file.name, note.id) });
     }
     file.removeOrderedPrefix(end);
     file.tombstones -= tombstones;

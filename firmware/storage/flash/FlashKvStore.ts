@@ -48,9 +48,12 @@ export interface FlashStoreStats {
   readonly compactions: number;
 }
 
+/** A key a batch deletes, in its plan's overlay (compared by identity, never written). */
+const DELETED = new Uint8Array(0);
+
 interface Plan {
-  /** Every key the batch touches and its value after the batch (undefined: deleted). */
-  readonly overlay: Map<string, Uint8Array | undefined>;
+  /** Every key the batch touches and its value after the batch (DELETED: deleted). */
+  readonly overlay: Map<string, Uint8Array>;
   readonly liveRecordBytes: number;
   readonly changed: boolean;
 }
@@ -139,7 +142,7 @@ export class FlashKvStore implements KvStore {
         await this.#append(journal, frame);
         this.#sequence++;
         for (const [key, value] of plan.overlay) {
-          if (value) this.#index.set(key, value);
+          if (value !== DELETED) this.#index.set(key, value);
           else this.#index.delete(key);
         }
       } else {
@@ -249,28 +252,39 @@ export class FlashKvStore implements KvStore {
   }
 
   #plan(ops: readonly KvOp[]): Plan {
-    const overlay = new Map<string, Uint8Array | undefined>();
+    // One lookup a key where it can (a batch of deletes is a sync's acknowledgement: a hundred of
+    // them), no closure: a key the batch already touched is in `overlay`, deleted ones as DELETED.
+    const overlay = new Map<string, Uint8Array>();
+    const index = this.#index;
     let live = this.#liveRecordBytes;
     let changed = false;
-    const remove = (key: string) => {
-      const old = overlay.has(key) ? overlay.get(key) : this.#index.get(key);
-      if (old) {
+    for (const op of ops) {
+      if (op.op === "deletePrefix") {
+        const keys = new Set<string>();
+        for (const key of index.keys()) if (key.startsWith(op.prefix)) keys.add(key);
+        for (const key of overlay.keys()) if (key.startsWith(op.prefix)) keys.add(key);
+        for (const key of keys) {
+          const old = overlay.get(key) ?? index.get(key);
+          if (old !== undefined && old !== DELETED) {
+            live -= recordSize(key, old);
+            changed = true;
+          }
+          overlay.set(key, DELETED);
+        }
+        continue;
+      }
+      const key = op.key;
+      const old = overlay.get(key) ?? index.get(key);
+      if (old !== undefined && old !== DELETED) {
         live -= recordSize(key, old);
         changed = true;
       }
-      overlay.set(key, undefined);
-    };
-    for (const op of ops) {
       if (op.op === "put") {
-        remove(op.key);
-        live += recordSize(op.key, op.value);
-        overlay.set(op.key, op.value);
+        live += recordSize(key, op.value);
+        overlay.set(key, op.value);
         changed = true;
-      } else if (op.op === "delete") {
-        remove(op.key);
       } else {
-        const keys = [...this.#index.keys(), ...overlay.keys()].filter((k) => k.startsWith(op.prefix));
-        for (const key of new Set(keys)) remove(key);
+        overlay.set(key, DELETED);
       }
     }
     return { overlay, liveRecordBytes: live, changed };
@@ -434,10 +448,10 @@ function compactedSize(recordBytes: number): number {
 
 function* merged(
   index: ReadonlyMap<string, Uint8Array>,
-  overlay: ReadonlyMap<string, Uint8Array | undefined>,
+  overlay: ReadonlyMap<string, Uint8Array>,
 ): Generator<[string, Uint8Array]> {
   for (const entry of index) if (!overlay.has(entry[0])) yield entry;
-  for (const [key, value] of overlay) if (value) yield [key, value];
+  for (const [key, value] of overlay) if (value !== DELETED) yield [key, value];
 }
 
 function writeError(error: unknown): SimError {

@@ -104,7 +104,7 @@ export class SqliteTelemetryStore implements TelemetryStore {
         e.received,
         e.whenSec,
         billable,
-        e.dataText ?? JSON.stringify(e.data),
+        flat(e.dataText) ?? JSON.stringify(e.data),
       ).changes > 0
     );
   }
@@ -265,4 +265,14 @@ export class SqliteTelemetryStore implements TelemetryStore {
       )
       .map((r) => healthLog(projectUid, deviceUid, r));
   }
+}
+
+/**
+ * `text` made flat in V8 before it is bound: an event's text is written by templates, a string of
+ * many pieces, which better-sqlite3 binds about 2 µs slower (400 characters) than the flat string
+ * that reading one character here makes of it (20,000 inserts: 136-157 ms against 95-120).
+ */
+function flat(text: string | undefined): string | undefined {
+  if (text !== undefined && text.length > 0) text.charCodeAt(text.length >> 1);
+  return text;
 }

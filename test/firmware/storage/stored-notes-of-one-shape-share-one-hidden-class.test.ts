@@ -19,8 +19,8 @@ describe("notes the module stores", () => {
     expect(probe).toEqual({
       stored: 1,
       appended: 1,
-      storedKeys: ["id", "time", "updates", "body", "change"],
-      appendedKeys: ["body", "time", "id", "updates", "change"],
+      storedKeys: ["id", "time", "updates", "body", "change", "key"],
+      appendedKeys: ["body", "time", "id", "updates", "change", "key"],
     });
   });
 });
