@@ -1,4 +1,5 @@
 import type { SessionOutcome } from "../../firmware/sync/syncTypes.js";
+import type { HubLinkFailure } from "../../firmware/radio/HubLink.js";
 
 /** One session of a module, as a fleet's timeline gives it. */
 export interface FleetSession {
@@ -73,12 +74,22 @@ export function emptyCounts(): FleetCounts {
   };
 }
 
-/** The kind of a failure: its first `{tag}`, `link` for a link that failed, else `other`. */
+/**
+ * The kind of a failure: its first `{tag}` (with the link's failure after a colon when a
+ * `{sync-error}` names one: `sync-error:timeout`, `sync-error:dropped`), `link` for a link that
+ * failed, else `other`.
+ */
 export function errorKind(error: string | undefined, linkFailure?: boolean): string {
-  const tag = error ? /\{([a-z0-9-]+)\}/i.exec(error) : null;
-  if (tag) return tag[1]!;
+  const tags = error ? Array.from(error.matchAll(/\{([a-z0-9-]+)\}/gi), (match) => match[1]!) : [];
+  const [first, second] = tags;
+  if (first === "sync-error" && second !== undefined && LINK_FAILURES.has(second))
+    return `${first}:${second}`;
+  if (first !== undefined) return first;
   return linkFailure ? "link" : "other";
 }
+
+/** The tags a module's status gives a failed exchange with the hub (firmware/radio/HubLink.ts). */
+const LINK_FAILURES = new Set<string>(["unreachable", "dropped", "timeout"] satisfies HubLinkFailure[]);
 
 /** Counts a session's outcome; `wallMs` is how long it took on the wall clock, when known. */
 export function countSession(counts: FleetCounts, outcome: SessionOutcome, wallMs: number | undefined): void {
