@@ -10,7 +10,10 @@
 //
 // With `--hub URL` the modules sync with that hub instead (a `cardsim hub`, over HTTPS: `--hub-ca`,
 // `--product`, or `--dir` of its credentials.json), spread over `--workers` worker threads, their
-// clocks at `--speed` times real time; sessions per second and memory per module are reported.
+// clocks at `--speed` times real time; sessions per second and memory per module are reported,
+// and the notes a session carried: a fleet sped up beyond what the machine keeps up with merges
+// its late sessions (each carries the notes that waited, W's own are 4), so its sessions per
+// second then count merges, not capacity (docs/performance.md, Fleet, seventh round).
 //
 // Prints the CPU time (user + system) per session of the run, the figure to compare under load.
 //
@@ -146,6 +149,7 @@ async function remote(url: string): Promise<void> {
         failed: s.sessions.failed,
         "sessions/s": fmt(sessions / (s.wallMs / 1000), 1),
         "notes up": s.notes.up,
+        "notes/session": fmt(s.notes.up / Math.max(1, sessions), 1),
         "session wall p50/p99 ms": `${s.latency.wallMs.p50}/${s.latency.wallMs.p99}`,
         "RSS KiB/module (peak, all threads)": KiB((peak - before) / MODULES),
         errors: JSON.stringify(s.errors),
