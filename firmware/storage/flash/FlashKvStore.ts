@@ -264,9 +264,9 @@ export class FlashKvStore implements KvStore {
         for (const key of index.keys()) if (key.startsWith(op.prefix)) keys.add(key);
         for (const key of overlay.keys()) if (key.startsWith(op.prefix)) keys.add(key);
         for (const key of keys) {
-          const old = overlay.get(key) ?? index.get(key);
-          if (old !== undefined && old !== DELETED) {
-            live -= recordSize(key, old);
+          const old = liveBytes(overlay, index, key);
+          if (old > 0) {
+            live -= old;
             changed = true;
           }
           overlay.set(key, DELETED);
@@ -274,9 +274,9 @@ export class FlashKvStore implements KvStore {
         continue;
       }
       const key = op.key;
-      const old = overlay.get(key) ?? index.get(key);
-      if (old !== undefined && old !== DELETED) {
-        live -= recordSize(key, old);
+      const old = liveBytes(overlay, index, key);
+      if (old > 0) {
+        live -= old;
         changed = true;
       }
       if (op.op === "put") {
@@ -434,6 +434,16 @@ export class FlashKvStore implements KvStore {
 
 function recordSize(key: string, value: Uint8Array): number {
   return putRecordSize(keyByteLength(key), value.length);
+}
+
+/** The bytes of `key`'s live record as a batch's plan leaves it so far (0: it has none). */
+function liveBytes(
+  overlay: ReadonlyMap<string, Uint8Array>,
+  index: ReadonlyMap<string, Uint8Array>,
+  key: string,
+): number {
+  const value = overlay.get(key) ?? index.get(key);
+  return value === undefined || value === DELETED ? 0 : recordSize(key, value);
 }
 
 /**

@@ -129,8 +129,7 @@ export class ReadCache {
 
   #empty(reads: Reads): void {
     this.#size -= reads.count;
-    reads.count = 0;
-    reads.entries.clear();
+    forget(reads);
   }
 
   /** Write statement `sql` ran (or is about to): the tables it may change are changed. */
