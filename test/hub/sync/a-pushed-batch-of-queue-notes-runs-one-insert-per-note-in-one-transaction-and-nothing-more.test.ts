@@ -4,7 +4,7 @@ import type { ProtocolReply } from "../../../protocol/messages.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { InProcessHub } from "../../../runtime/InProcessHub.js";
 import { SimulatedModule } from "../../../runtime/SimulatedModule.js";
-import { countStoreTransactions } from "./support/storeTransactions.js";
+import { countStoreTransactions, runsOf, statementsSince } from "./support/storeTransactions.js";
 
 /**
  * The hub's cost per synced note (issue 26: a sync as close as it can be to the raw inserts of its
@@ -44,11 +44,7 @@ describe("a pushed batch of queue notes", () => {
       const before = counter.statements();
       const notes = (message["notes"] as unknown[]).length;
       const reply = await sync.handle(message, transport);
-      const ran = new Map<string, number>();
-      for (const [sql, n] of counter.statements()) {
-        const more = n - (before.get(sql) ?? 0);
-        if (more > 0) ran.set(sql, more);
-      }
+      const ran = statementsSince(before, counter.statements());
       pushes.push({ file: message["file"], notes, ran, merged: (reply as JsonObject)["merged"] });
       return reply;
     };
@@ -73,9 +69,6 @@ describe("a pushed batch of queue notes", () => {
     expect(String(status?.["status"])).toContain("{sync-end}");
   }
 
-  const statements = (ran: ReadonlyMap<string, number>, prefix: string) =>
-    [...ran].filter(([sql]) => sql.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
-
   it("runs one insert per note, one BEGIN and one COMMIT, and nothing else but the session's first read of its device", async () => {
     pushes.length = 0;
     repeatNext = true;
@@ -92,12 +85,12 @@ describe("a pushed batch of queue notes", () => {
     full.forEach((push, i) => {
       const all = [...push.ran.values()].reduce((sum, n) => sum + n, 0);
       const detail = JSON.stringify(Object.fromEntries(push.ran), null, 1);
-      expect(statements(push.ran, "INSERT INTO events"), detail).toBe(push.notes);
-      expect(statements(push.ran, "BEGIN"), detail).toBe(1);
-      expect(statements(push.ran, "COMMIT"), detail).toBe(1);
+      expect(runsOf(push.ran, "INSERT INTO events"), detail).toBe(push.notes);
+      expect(runsOf(push.ran, "BEGIN"), detail).toBe(1);
+      expect(runsOf(push.ran, "COMMIT"), detail).toBe(1);
       // The session's device, read by its first push after the open wrote it (then kept by the
       // connection's read cache): once a session, never a note.
-      const device = statements(push.ran, "SELECT doc, tracker_session FROM devices");
+      const device = runsOf(push.ran, "SELECT doc, tracker_session FROM devices");
       expect(device, detail).toBe(i === 0 ? 1 : 0);
       expect(all, detail).toBe(push.notes + 2 + device);
     });

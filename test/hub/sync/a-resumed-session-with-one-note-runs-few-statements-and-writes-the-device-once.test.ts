@@ -4,7 +4,7 @@ import type { ProtocolReply } from "../../../protocol/messages.js";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { InProcessHub } from "../../../runtime/InProcessHub.js";
 import { SimulatedModule } from "../../../runtime/SimulatedModule.js";
-import { countStoreTransactions } from "./support/storeTransactions.js";
+import { countStoreTransactions, runsOf, statementsSince } from "./support/storeTransactions.js";
 
 /**
  * The fixed cost of a session on the hub (issue 26: sessions that cost little more than their
@@ -62,13 +62,8 @@ describe("a resumed session with one note", () => {
     messages.length = 0;
     const before = counter.statements();
     await session(3);
-    const ran = new Map<string, number>();
-    for (const [sql, n] of counter.statements()) {
-      const more = n - (before.get(sql) ?? 0);
-      if (more > 0) ran.set(sql, more);
-    }
-    const count = (prefix: string) =>
-      [...ran].filter(([sql]) => sql.startsWith(prefix)).reduce((sum, [, n]) => sum + n, 0);
+    const ran = statementsSince(before, counter.statements());
+    const count = (prefix: string) => runsOf(ran, prefix);
     expect(messages).toEqual(["open"]);
     expect(count("BEGIN")).toBe(1);
     // Its row and document together, over the record the open read (no read of it again).

@@ -54,3 +54,23 @@ export function countStoreTransactions(): {
     },
   };
 }
+
+/** The statements run between two readings of `statements()` (by text, those run at least once). */
+export function statementsSince(
+  before: ReadonlyMap<string, number>,
+  now: ReadonlyMap<string, number>,
+): Map<string, number> {
+  const ran = new Map<string, number>();
+  for (const [sql, n] of now) {
+    const more = n - (before.get(sql) ?? 0);
+    if (more > 0) ran.set(sql, more);
+  }
+  return ran;
+}
+
+/** How many of `ran`'s statements begin with `prefix`. */
+export function runsOf(ran: ReadonlyMap<string, number>, prefix: string): number {
+  let sum = 0;
+  for (const [sql, n] of ran) if (sql.startsWith(prefix)) sum += n;
+  return sum;
+}
