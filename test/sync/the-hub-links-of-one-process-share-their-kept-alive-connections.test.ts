@@ -52,6 +52,20 @@ describe("hub links of one process", () => {
     expect(seen.closed).toBe(1);
   });
 
+  it("open a connection for each message sent at once, then send on those connections", async () => {
+    const { seen, url } = await countingServer();
+    const links = Array.from({ length: 3 }, () => new HttpsHubLink({ url }));
+    const replies = await Promise.all(links.map((link) => link.exchange(message)));
+    expect(replies.map((r) => r.reply)).toEqual([{ v: 1 }, { v: 1 }, { v: 1 }]);
+    expect(seen.opened).toBe(3);
+    for (let round = 0; round < 2; round++) {
+      for (const link of links) expect((await link.exchange(message)).reply).toEqual({ v: 1 });
+      await Promise.all(links.map((link) => link.exchange(message)));
+    }
+    expect(seen.opened).toBe(3);
+    for (const link of links) link.close();
+  });
+
   it("send a message again on a new connection when the hub had closed the idle one it reused", async () => {
     const { seen, url } = await countingServer();
     // The hub drops the second request of every connection unanswered, as a hub does whose
