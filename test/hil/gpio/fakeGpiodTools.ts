@@ -1,5 +1,5 @@
 import { watch } from "node:fs";
-import { chmod, mkdtemp, readFile, writeFile, appendFile } from "node:fs/promises";
+import { chmod, mkdtemp, readFile, rm, writeFile, appendFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { until } from "../../support/waiting.js";
@@ -9,6 +9,7 @@ import { until } from "../../support/waiting.js";
  * v1 or v2: they log every call, hold lines until killed like the real ones, print the level
  * from a state file, and stream edges the test appends to an events file. `untilCalls` waits for
  * the calls a test expects, reading the log again each time a tool writes it (a file watcher).
+ * `remove` deletes the tools' folder (its caller stops the tools first).
  */
 export async function fakeGpiodTools(version: 1 | 2) {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-gpiod-"));
@@ -45,5 +46,6 @@ exec sleep 3600`,
       ),
     setLevel: (line: string, high: boolean) => writeFile(join(dir, `level-${line}`), high ? "1\n" : "0\n"),
     edge: (line: string, code: string) => appendFile(join(dir, `events-${line}`), code + "\n"),
+    remove: () => rm(dir, { recursive: true, force: true }),
   };
 }

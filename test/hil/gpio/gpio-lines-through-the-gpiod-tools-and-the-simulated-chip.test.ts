@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished } from "vitest";
 import { FakeClock } from "../../../runtime/FakeClock.js";
 import { GpiodToolsChip } from "../../../hil/gpio/GpiodToolsChip.js";
 import { HostResetLine } from "../../../hil/gpio/HostResetLine.js";
@@ -53,9 +53,16 @@ describe("simulated GPIO chip", () => {
   });
 });
 
+/** The fake tools, their folder deleted once the test has finished. */
+async function tools(version: 1 | 2) {
+  const fake = await fakeGpiodTools(version);
+  onTestFinished(() => fake.remove());
+  return fake;
+}
+
 describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
   it("detects the version, holds outputs with gpioset and replaces the holder on each write", async () => {
-    const fake = await fakeGpiodTools(version);
+    const fake = await tools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir });
     expect(await chip.version()).toBe(version);
     const holders = async () => setters(await fake.calls());
@@ -88,7 +95,7 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
   });
 
   it("drives an open-drain output with --drive=open-drain (the host's RESET line)", async () => {
-    const fake = await fakeGpiodTools(version);
+    const fake = await tools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir });
     const reset = await chip.output("GPIO27", { initial: true, drive: "open-drain", consumer: "reset" });
     const sets = async () => setters(await fake.calls());
@@ -109,7 +116,7 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
   });
 
   it("reads an input's level with gpioget and its edges from gpiomon", async () => {
-    const fake = await fakeGpiodTools(version);
+    const fake = await tools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir, chip: "gpiochip0" });
     await fake.setLevel("5", true);
     const input = await chip.input(5, { bias: "pull-up" });
@@ -127,7 +134,7 @@ describe.each([1, 2] as const)("gpiod tools v%i", (version) => {
   });
 
   it("reports a line the tools refuse", async () => {
-    const fake = await fakeGpiodTools(version);
+    const fake = await tools(version);
     const chip = new GpiodToolsChip({ toolsDir: fake.dir, chip: "gpiochip0" });
     await expect(chip.output("BUSY")).rejects.toThrow(/busy/);
   });

@@ -1,5 +1,5 @@
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, mkdtempSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -47,7 +47,7 @@ beforeAll(() => {
     join(src, "bridge_core.c"),
   ]);
 });
-afterAll(() => undefined);
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 let pairs = 0;
 async function ptyPair(name: string): Promise<[string, string]> {
