@@ -5,7 +5,7 @@
 //    mode:periodic outbound:5 inbound:5`; 8,640 sessions, each carrying the reading the world
 //    added in the minute before), against the ceiling measured in the same run: the same number of
 //    sessions back to back with no clock (a reading and `hub.sync`: pure session cost). Target:
-//    < 10 s of wall time.
+//    < 3 s of wall time (issue 26; issue 10 asked < 10 s).
 // 2. A fleet: 100 modules on one clock against one hub, each adding a note every hour and syncing
 //    once a day on its schedule (`outbound:1440 inbound:1440`, module i configured at i × 14 min
 //    24 s past midnight, so the day's sessions are spread out), for 30 days. Reported as
@@ -283,6 +283,8 @@ if (BEFORE > 0) {
 const one = await oneModule();
 const ceiling = await backToBack(one.sessions);
 const many = await fleet();
+/** Part 1's target in seconds of wall time. */
+const ONE_MODULE_TARGET_S = 3;
 const moduleDays = (MODULES * DAYS) / many.seconds;
 printTable(`Simulated time on one fake clock, in-process hub, Node ${process.version}`, [
   {
@@ -291,7 +293,7 @@ printTable(`Simulated time on one fake clock, in-process hub, Node ${process.ver
     "wall s": fmt(one.seconds, 2),
     "CPU s": fmt(one.cpu, 2),
     "ms/session": fmt((one.seconds * 1000) / one.sessions, 3),
-    target: "< 10 s",
+    target: `< ${ONE_MODULE_TARGET_S} s`,
   },
   {
     run: "same sessions back to back, no clock (ceiling)",
@@ -320,7 +322,7 @@ if (
 )
   throw new Error(`fleet: ${many.sessions} sessions, ${many.events} events`);
 console.log(
-  `one module: ${fmt(one.seconds, 2)} s (target < 10 s), ${fmt(ceiling.seconds / one.seconds, 2)} of back-to-back sessions; ` +
+  `one module: ${fmt(one.seconds, 2)} s (target < ${ONE_MODULE_TARGET_S} s), ${fmt(ceiling.seconds / one.seconds, 2)} of back-to-back sessions; ` +
     `fleet: ${fmt(moduleDays)} module-days per wall second (target >= 3000)`,
 );
-if (one.seconds >= 10 || moduleDays < 3000) process.exitCode = 1;
+if (one.seconds >= ONE_MODULE_TARGET_S || moduleDays < 3000) process.exitCode = 1;
