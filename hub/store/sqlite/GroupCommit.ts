@@ -33,6 +33,11 @@ export interface CommitGroup {
   readonly cancel: () => void;
   /** The window is over: commit as soon as no transaction is open in it. */
   due: boolean;
+  /**
+   * The transaction that opened the group is still open, without a savepoint of its own (which
+   * would copy every page it changes into a journal): undoing it rolls the whole group back.
+   */
+  bare: boolean;
 }
 
 /** A new group (its SQLite transaction begun by the caller), `commit` scheduled as `options` says. */
@@ -45,7 +50,7 @@ export function openCommitGroup(options: GroupCommitOptions, commit: () => void)
   });
   // Whoever waits is told; a group nobody waits for fails silently.
   stored.catch(() => undefined);
-  return { stored, resolve, reject, cancel: schedule(options, commit), due: false };
+  return { stored, resolve, reject, cancel: schedule(options, commit), due: false, bare: true };
 }
 
 /** Runs `commit` when the group's window ends; the function returned cancels it. */

@@ -119,11 +119,11 @@ export class SqliteConnection {
   }
 
   #beginInGroup(options: GroupCommitOptions): void {
-    if (!this.#group) {
-      this.#control("BEGIN IMMEDIATE");
-      this.#group = openCommitGroup(options, () => this.commitGroup());
-    }
-    this.#control("SAVEPOINT hub_group");
+    // The group's first transaction runs in the group's own SQLite transaction (`bare`), the
+    // others each in a savepoint: undoing one then undoes only its own changes.
+    if (this.#group) return this.#control("SAVEPOINT hub_group");
+    this.#control("BEGIN IMMEDIATE");
+    this.#group = openCommitGroup(options, () => this.commitGroup());
   }
 
   #commit(depth: number, durable: boolean): void {
@@ -143,13 +143,22 @@ export class SqliteConnection {
   }
 
   #releaseIntoGroup(group: CommitGroup): Promise<void> {
-    this.#control("RELEASE hub_group");
+    if (group.bare) group.bare = false;
+    else this.#control("RELEASE hub_group");
     this.#frames--;
     if (group.due) this.commitGroup();
     return group.stored;
   }
 
   #undoInGroup(group: CommitGroup): void {
+    if (group.bare) {
+      // The group holds nothing but this transaction: it ends with it (nobody waits for it).
+      this.#group = undefined;
+      group.cancel();
+      group.resolve();
+      if (this.db.inTransaction) this.#control("ROLLBACK");
+      return this.#restartLog();
+    }
     if (!this.db.inTransaction) {
       // SQLite rolled the whole group back itself (after some errors): its transactions are lost.
       this.#group = undefined;

@@ -162,6 +162,38 @@ describe("group commits of one event-loop turn", () => {
     ]);
   });
 
+  it("runs a group's first transaction without a savepoint: undoing it ends the group, and the turn's next one opens another", async () => {
+    const failed = answered(
+      "failed",
+      sql.gate.transaction(async () => {
+        put(1);
+        throw new Error("refused");
+      }),
+    );
+    const next = answered(
+      "next",
+      sql.gate.transaction(async () => put(2)),
+    );
+    const third = answered(
+      "third",
+      sql.gate.transaction(async () => put(3)),
+    );
+    await expect(failed).rejects.toThrow("refused");
+    await Promise.all([next, third]);
+    expect(trace).toEqual([
+      "failed rejected, stored ",
+      "COMMIT",
+      "next answered, stored 2,3",
+      "third answered, stored 2,3",
+    ]);
+    const ran = statementsSince(mark, counter.statements());
+    // Three transactions, two groups: only the one that joined a group already open had a savepoint.
+    expect(runsOf(ran, "BEGIN IMMEDIATE")).toBe(2);
+    expect(runsOf(ran, "SAVEPOINT hub_group")).toBe(1);
+    expect(runsOf(ran, "ROLLBACK")).toBe(1);
+    expect(commits()).toBe(1);
+  });
+
   it("commits the group open before a durable transaction begun in the same turn, which commits on its own", async () => {
     const before = answered(
       "before",
