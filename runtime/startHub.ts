@@ -288,6 +288,12 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
     checkpointer: true,
     ...(log ? { onRetry: (message: string) => log.warn(message) } : {}),
   });
+  // Its transactions of one event-loop turn (the requests of several sessions) commit together:
+  // each answered once its group is stored, an idle hub as soon as before (docs/hub.md).
+  if (location.kind === "sqlite" && location.path !== ":memory:") {
+    const { SqliteHubStore } = await import("../hub/store/sqlite/SqliteHubStore.js");
+    if (store instanceof SqliteHubStore) store.groupCommits({ eventLoopTurn: true });
+  }
 
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;

@@ -1,9 +1,11 @@
 import Database from "better-sqlite3";
-import type { Clock, TimerHandle } from "../../../core/Clock.js";
 import { Checkpointer, RESTART_BYTES, type CheckpointerOptions } from "./Checkpointer.js";
+import { openCommitGroup, type CommitGroup, type GroupCommitOptions } from "./GroupCommit.js";
 import { migrations } from "./migrations.js";
 import { ReadCache } from "./ReadCache.js";
 import { TransactionGate } from "./TransactionGate.js";
+
+export type { GroupCommitOptions } from "./GroupCommit.js";
 
 type Statement = Database.Statement<unknown[], unknown>;
 
@@ -14,26 +16,6 @@ const AUTO_CHECKPOINT_PAGES = 1000;
 const MAX_CACHED_READS = 65_536;
 /** How long after a durable commit its log is copied into the database (see `#checkpointSoon`). */
 const CHECKPOINT_DELAY_MS = 100;
-
-/**
- * Group commits (`groupCommits`): the transactions of a window of `clock` time are committed as
- * one, each a savepoint released into it, and each answered once the group is stored.
- */
-export interface GroupCommitOptions {
-  readonly clock: Clock;
-  /** How long (on `clock`) a group stays open after its first transaction. */
-  readonly windowMs: number;
-}
-
-/** A group commit open: one SQLite transaction holding the released transactions of a window. */
-interface CommitGroup {
-  readonly stored: Promise<void>;
-  readonly resolve: () => void;
-  readonly reject: (error: unknown) => void;
-  readonly timer: TimerHandle;
-  /** The window is over: commit as soon as no transaction is open in it. */
-  due: boolean;
-}
 
 export interface SqliteConnectionOptions {
   /**
@@ -103,12 +85,12 @@ export class SqliteConnection {
   });
 
   /**
-   * From now on (`options`), the gate's transactions of each window of `options.clock` time are
-   * committed together: a transaction's changes are released into the window's SQLite
-   * transaction, and its caller answered once that is committed; a store call outside any
-   * transaction that runs while a group is open is answered then too. Fewer, larger commits write
-   * a page shared by many transactions once. Without `options` the group open is committed now
-   * and every transaction commits on its own again.
+   * From now on (`options`), the gate's transactions of each window (of `options.clock` time, or
+   * one event-loop turn: see `GroupCommitOptions`) are committed together: a transaction's changes
+   * are released into the window's SQLite transaction, and its caller answered once that is
+   * committed; a store call outside any transaction that runs while a group is open is answered
+   * then too. Fewer, larger commits write a page shared by many transactions once. Without
+   * `options` the group open is committed now and every transaction commits on its own again.
    */
   groupCommits(options: GroupCommitOptions | undefined): void {
     this.#grouping = options;
@@ -124,7 +106,7 @@ export class SqliteConnection {
       return;
     }
     this.#group = undefined;
-    this.#grouping?.clock.clearTimer(group.timer);
+    group.cancel();
     try {
       this.#control("COMMIT");
       group.resolve();
@@ -137,20 +119,11 @@ export class SqliteConnection {
   }
 
   #beginInGroup(options: GroupCommitOptions): void {
-    if (!this.#group) {
-      this.#control("BEGIN IMMEDIATE");
-      let resolve!: () => void;
-      let reject!: (error: unknown) => void;
-      const stored = new Promise<void>((yes, no) => {
-        resolve = yes;
-        reject = no;
-      });
-      // Whoever waits is told; a group nobody waits for fails silently.
-      stored.catch(() => undefined);
-      const timer = options.clock.setTimer(() => this.commitGroup(), options.windowMs);
-      this.#group = { stored, resolve, reject, timer, due: false };
-    }
-    this.#control("SAVEPOINT hub_group");
+    // The group's first transaction runs in the group's own SQLite transaction (`bare`), the
+    // others each in a savepoint: undoing one then undoes only its own changes.
+    if (this.#group) return this.#control("SAVEPOINT hub_group");
+    this.#control("BEGIN IMMEDIATE");
+    this.#group = openCommitGroup(options, () => this.commitGroup());
   }
 
   #commit(depth: number, durable: boolean): void {
@@ -170,17 +143,26 @@ export class SqliteConnection {
   }
 
   #releaseIntoGroup(group: CommitGroup): Promise<void> {
-    this.#control("RELEASE hub_group");
+    if (group.bare) group.bare = false;
+    else this.#control("RELEASE hub_group");
     this.#frames--;
     if (group.due) this.commitGroup();
     return group.stored;
   }
 
   #undoInGroup(group: CommitGroup): void {
+    if (group.bare) {
+      // The group holds nothing but this transaction: it ends with it (nobody waits for it).
+      this.#group = undefined;
+      group.cancel();
+      group.resolve();
+      if (this.db.inTransaction) this.#control("ROLLBACK");
+      return this.#restartLog();
+    }
     if (!this.db.inTransaction) {
       // SQLite rolled the whole group back itself (after some errors): its transactions are lost.
       this.#group = undefined;
-      this.#grouping?.clock.clearTimer(group.timer);
+      group.cancel();
       group.reject(new Error("the group commit was rolled back by SQLite"));
       return;
     }

@@ -3,11 +3,8 @@ import { PROJECT_DELETION } from "../projectDeletion.js";
 import { IntegrationSqlStore } from "../IntegrationSqlStore.js";
 import type { SqlPort } from "../SqlPort.js";
 import { SqliteAccountStore } from "./SqliteAccountStore.js";
-import {
-  SqliteConnection,
-  type GroupCommitOptions,
-  type SqliteConnectionOptions,
-} from "./SqliteConnection.js";
+import type { GroupCommitOptions } from "./GroupCommit.js";
+import { SqliteConnection, type SqliteConnectionOptions } from "./SqliteConnection.js";
 import { SqliteCredentialStore } from "./SqliteCredentialStore.js";
 import { SqliteDescriptionStore } from "./SqliteDescriptionStore.js";
 import { SqliteDeviceStore } from "./SqliteDeviceStore.js";
@@ -135,7 +132,10 @@ export class SqliteHubStore implements HubStore {
     });
   }
 
-  /** Commits each window of `options.clock` time's transactions together (see `SqliteConnection.groupCommits`); undefined: each on its own. */
+  /**
+   * Commits the transactions of each window (of `options.clock` time, or of one event-loop turn)
+   * together (see `SqliteConnection.groupCommits`); undefined: each on its own.
+   */
   groupCommits(options: GroupCommitOptions | undefined): void {
     this.#connection.groupCommits(options);
   }
