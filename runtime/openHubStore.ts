@@ -127,7 +127,12 @@ export function postgresFailure(error: unknown, url: string): unknown {
  */
 export async function openHubStore(
   location: string | StoreLocation,
-  options: { onRetry?: (message: string) => void; checkpointer?: boolean } = {},
+  options: {
+    onRetry?: (message: string) => void;
+    checkpointer?: boolean;
+    /** A SQLite file's transactions of one event-loop turn commit together (`groupCommits`). */
+    turnCommits?: boolean;
+  } = {},
 ): Promise<HubStore> {
   const where = typeof location === "string" ? parseStoreLocation(location) : location;
   if (where.kind === "postgres") {
@@ -141,7 +146,9 @@ export async function openHubStore(
   const { SqliteHubStore } = await import("../hub/store/sqlite/SqliteHubStore.js");
   if (where.path !== ":memory:") await mkdir(dirname(where.path), { recursive: true, mode: 0o700 });
   try {
-    return new SqliteHubStore(where.path, { checkpointer: options.checkpointer === true });
+    const store = new SqliteHubStore(where.path, { checkpointer: options.checkpointer === true });
+    if (options.turnCommits && where.path !== ":memory:") store.groupCommits({ eventLoopTurn: true });
+    return store;
   } catch (error) {
     if (error instanceof Error && /newer than this cardsim/.test(error.message)) {
       throw new StoreConfigError(error.message);

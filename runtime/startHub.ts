@@ -284,16 +284,13 @@ export async function startHub(options: StartHubOptions): Promise<RunningHub> {
         });
   const log = options.log;
   // A hub serving devices: its SQLite commits only append to the log, a worker thread copies it.
-  const store = await openHubStore(location, {
-    checkpointer: true,
-    ...(log ? { onRetry: (message: string) => log.warn(message) } : {}),
-  });
   // Its transactions of one event-loop turn (the requests of several sessions) commit together:
   // each answered once its group is stored, an idle hub as soon as before (docs/hub.md).
-  if (location.kind === "sqlite" && location.path !== ":memory:") {
-    const { SqliteHubStore } = await import("../hub/store/sqlite/SqliteHubStore.js");
-    if (store instanceof SqliteHubStore) store.groupCommits({ eventLoopTurn: true });
-  }
+  const store = await openHubStore(location, {
+    checkpointer: true,
+    turnCommits: true,
+    ...(log ? { onRetry: (message: string) => log.warn(message) } : {}),
+  });
 
   let httpServer: HttpServer | undefined;
   let httpsServer: HttpsServer | undefined;
