@@ -105,8 +105,7 @@ export class SqliteConnection {
       group.due = true;
       return;
     }
-    this.#group = undefined;
-    group.cancel();
+    this.#detach(group);
     try {
       this.#control("COMMIT");
       group.resolve();
@@ -116,6 +115,12 @@ export class SqliteConnection {
       group.reject(error);
     }
     this.#restartLog();
+  }
+
+  /** The group open is no longer this connection's (committed or rolled back now): its timer stops. */
+  #detach(group: CommitGroup): void {
+    this.#group = undefined;
+    group.cancel();
   }
 
   #beginInGroup(options: GroupCommitOptions): void {
@@ -153,16 +158,14 @@ export class SqliteConnection {
   #undoInGroup(group: CommitGroup): void {
     if (group.bare) {
       // The group holds nothing but this transaction: it ends with it (nobody waits for it).
-      this.#group = undefined;
-      group.cancel();
+      this.#detach(group);
       group.resolve();
       if (this.db.inTransaction) this.#control("ROLLBACK");
       return this.#restartLog();
     }
     if (!this.db.inTransaction) {
       // SQLite rolled the whole group back itself (after some errors): its transactions are lost.
-      this.#group = undefined;
-      group.cancel();
+      this.#detach(group);
       group.reject(new Error("the group commit was rolled back by SQLite"));
       return;
     }

@@ -42,6 +42,13 @@ describe("group commits of one event-loop turn", () => {
       },
     );
 
+  /** A transaction that puts `n`, answered as `answered` records it. */
+  const putIn = (name: string, n: number, options?: { durable: boolean }) =>
+    answered(
+      name,
+      sql.gate.transaction(async () => put(n), options),
+    );
+
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), "cardsim-turn-group-"));
     sql = new SqliteConnection(join(dir, "hub.db"));
@@ -76,10 +83,7 @@ describe("group commits of one event-loop turn", () => {
         return "one";
       }),
     );
-    const second = answered(
-      "second",
-      sql.gate.transaction(async () => put(2)),
-    );
+    const second = putIn("second", 2);
     await microtasks();
     // Both ran and were released into the group: this connection reads them, nothing is stored.
     expect((sql.db.prepare("SELECT count(*) AS n FROM t").get() as { n: number }).n).toBe(2);
@@ -92,16 +96,10 @@ describe("group commits of one event-loop turn", () => {
   });
 
   it("commits a transaction of a later turn in a group of its own", async () => {
-    const first = answered(
-      "first",
-      sql.gate.transaction(async () => put(1)),
-    );
+    const first = putIn("first", 1);
     await nextTurn();
     await first;
-    const second = answered(
-      "second",
-      sql.gate.transaction(async () => put(2)),
-    );
+    const second = putIn("second", 2);
     await microtasks();
     expect(committed()).toEqual([1]);
     await second;
@@ -110,10 +108,7 @@ describe("group commits of one event-loop turn", () => {
   });
 
   it("answers a store call outside any transaction made in the turn once the group is stored", async () => {
-    const inGroup = answered(
-      "transaction",
-      sql.gate.transaction(async () => put(1)),
-    );
+    const inGroup = putIn("transaction", 1);
     const call = answered(
       "call",
       sql.gate.call(async () => {
@@ -128,10 +123,7 @@ describe("group commits of one event-loop turn", () => {
 
   it("rejects every caller of a group whose COMMIT fails, and keeps what earlier groups stored", async () => {
     sql.db.exec("INSERT INTO parent (id) VALUES (7)");
-    await answered(
-      "earlier",
-      sql.gate.transaction(async () => put(1)),
-    );
+    await putIn("earlier", 1);
     // The deferred foreign key is checked by the COMMIT: the group's second transaction breaks it.
     const good = answered(
       "good",
@@ -152,10 +144,7 @@ describe("group commits of one event-loop turn", () => {
     ]);
     expect(sql.db.inTransaction).toBe(false);
     // Nothing of the failed group is left in this connection either; the next group commits.
-    await answered(
-      "after",
-      sql.gate.transaction(async () => put(4)),
-    );
+    await putIn("after", 4);
     expect(committed()).toEqual([1, 4]);
     expect((sql.db.prepare("SELECT n FROM t ORDER BY n").all() as { n: number }[]).map((r) => r.n)).toEqual([
       1, 4,
@@ -170,14 +159,8 @@ describe("group commits of one event-loop turn", () => {
         throw new Error("refused");
       }),
     );
-    const next = answered(
-      "next",
-      sql.gate.transaction(async () => put(2)),
-    );
-    const third = answered(
-      "third",
-      sql.gate.transaction(async () => put(3)),
-    );
+    const next = putIn("next", 2);
+    const third = putIn("third", 3);
     await expect(failed).rejects.toThrow("refused");
     await Promise.all([next, third]);
     expect(trace).toEqual([
@@ -195,18 +178,9 @@ describe("group commits of one event-loop turn", () => {
   });
 
   it("commits the group open before a durable transaction begun in the same turn, which commits on its own", async () => {
-    const before = answered(
-      "before",
-      sql.gate.transaction(async () => put(1)),
-    );
-    const durable = answered(
-      "durable",
-      sql.gate.transaction(async () => put(2), { durable: true }),
-    );
-    const after = answered(
-      "after",
-      sql.gate.transaction(async () => put(3)),
-    );
+    const before = putIn("before", 1);
+    const durable = putIn("durable", 2, { durable: true });
+    const after = putIn("after", 3);
     await Promise.all([before, durable, after]);
     expect(trace).toEqual([
       "COMMIT",
@@ -229,10 +203,7 @@ describe("group commits of one event-loop turn", () => {
         put(2);
       }),
     );
-    const queued = answered(
-      "queued",
-      sql.gate.transaction(async () => put(3)),
-    );
+    const queued = putIn("queued", 3);
     await nextTurn();
     expect([trace, committed()]).toEqual([[], []]);
     await Promise.all([slow, queued]);
