@@ -81,17 +81,69 @@ export async function rawSqliteEventRate(
   return rows.length / seconds;
 }
 
-/** `rawSqliteEventRate`'s inserts, timed. */
+/**
+ * What the events table has but a ceiling may leave out, to measure what each costs: one of its
+ * indexes by name, the unique index of its UID key ("uid": then nothing refuses a UID twice), or
+ * every index ("all").
+ */
+export type LeftOut = string;
+
+/** The events' indexes by name (`LeftOut`), the UID's own first. */
+export function eventIndexes(): string[] {
+  const sql = new SqliteConnection(":memory:");
+  try {
+    const names = sql.db
+      .prepare(
+        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    return ["uid", ...names];
+  } finally {
+    sql.close();
+  }
+}
+
+/** Takes `leftOut` out of the (empty) events table of `sql`'s database. */
+export function leaveOut(sql: SqliteConnection, leftOut: LeftOut): void {
+  const { db } = sql;
+  const indexes = db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL",
+    )
+    .all() as { name: string; sql: string }[];
+  if (leftOut !== "uid" && leftOut !== "all") {
+    if (!indexes.some((i) => i.name === leftOut)) throw new Error(`the events table has no index ${leftOut}`);
+    db.exec(`DROP INDEX ${leftOut}`);
+    return;
+  }
+  // The key's index goes with the key: the table is made again without it (it is empty), with its
+  // other indexes ("uid") or none ("all").
+  const table = db
+    .prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'events'")
+    .pluck()
+    .get() as string;
+  const keyless = table.replace(/uid TEXT PRIMARY KEY/, "uid TEXT NOT NULL");
+  if (keyless === table) throw new Error("the events table's UID is no longer its key: update leaveOut");
+  db.exec("DROP TABLE events");
+  db.exec(keyless);
+  if (leftOut === "uid") for (const index of indexes) db.exec(index.sql);
+}
+
+/** `rawSqliteEventRate`'s inserts, timed; without `leftOut` (see `LeftOut`), if given. */
 export async function rawSqliteEventInserts(
   rows: readonly EventRow[],
   checkpoints: CeilingCheckpoints = "background",
+  leftOut?: LeftOut,
 ): Promise<Timed> {
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
   const sql = new SqliteConnection(join(dir, "hub.db"), { checkpointer: checkpoints === "background" });
   try {
+    if (leftOut !== undefined) leaveOut(sql, leftOut);
+    const keyed = leftOut !== "uid" && leftOut !== "all";
     const insert = sql.db.prepare(
       `INSERT INTO events (${EVENT_COLUMNS.join(", ")})
-       VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")}) ON CONFLICT (uid) DO NOTHING`,
+       VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})${keyed ? " ON CONFLICT (uid) DO NOTHING" : ""}`,
     );
     const values = rows.map((r) => EVENT_COLUMNS.map((k) => r[k]));
     const batch = sql.db.transaction((slice: unknown[][]) => {

@@ -18,7 +18,10 @@
 //
 // Prints the CPU time (user + system) per session of the run, the figure to compare under load.
 //
-// Run: node --expose-gc --import tsx bench/fleet.ts [--modules N] [--days N | --hours N]
+// `--index-costs` then inserts the rows raw again with each of the events' indexes left out in
+// turn (the UID key's own, each named one) and with none, and prints what each adds to the floor.
+//
+// Run: node --expose-gc --import tsx bench/fleet.ts [--modules N] [--days N | --hours N] [--index-costs]
 //      node --import tsx bench/fleet.ts --hub https://localhost:7443 --dir D --modules 1000 --workers 2 --speed 3600x [--hours N]
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -28,7 +31,7 @@ import { Fleet } from "../runtime/fleet/Fleet.js";
 import { runFleet } from "../runtime/fleet/runFleet.js";
 import { SENSORS_WORKLOAD } from "../runtime/fleet/workload.js";
 import { readNamedInputs } from "../runtime/rigInputs.js";
-import { rawSqliteEventRate, type EventRow } from "./eventCeiling.js";
+import { eventIndexes, rawSqliteEventInserts, rawSqliteEventRate, type EventRow } from "./eventCeiling.js";
 import { fmt, printTable } from "./stats.js";
 
 const flag = (name: string): string | undefined => {
@@ -110,9 +113,32 @@ async function inProcess(): Promise<void> {
         // The floor under the wall time: the run's event rows alone, inserted raw.
         `the same ${rows.length} event rows inserted raw take ${fmt(rows.length / raw, 2)} s`,
     );
+    if (process.argv.includes("--index-costs")) await indexCosts(rows, rows.length / raw);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
+}
+
+/**
+ * `--index-costs`: the run's event rows inserted raw again, each time with one of the events'
+ * indexes left out, and with none: what each index adds to the floor under W's wall time.
+ */
+async function indexCosts(rows: readonly EventRow[], allSeconds: number): Promise<void> {
+  const table: Record<string, string | number>[] = [
+    { "left out": "nothing", "raw inserts s": fmt(allSeconds, 1) },
+  ];
+  for (const leftOut of [...eventIndexes(), "all"]) {
+    const { seconds } = await rawSqliteEventInserts(rows, "background", leftOut);
+    table.push({
+      "left out": leftOut === "all" ? "every index (the table alone)" : leftOut,
+      "raw inserts s": fmt(seconds, 1),
+      "saved s": fmt(allSeconds - seconds, 1),
+    });
+  }
+  printTable(
+    `What each of the events' indexes adds to the raw inserts of the run's ${rows.length} rows`,
+    table,
+  );
 }
 
 async function remote(url: string): Promise<void> {
