@@ -88,34 +88,36 @@ export async function rawSqliteEventRate(
  */
 export type LeftOut = string;
 
+/** The named indexes of the events table in `sql`'s database (not the UID key's own), by name. */
+function namedEventIndexes(sql: SqliteConnection): { name: string; sql: string }[] {
+  return sql.db
+    .prepare(
+      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name",
+    )
+    .all() as { name: string; sql: string }[];
+}
+
 /** The events' indexes by name (`LeftOut`), the UID's own first. */
 export function eventIndexes(): string[] {
   const sql = new SqliteConnection(":memory:");
   try {
-    const names = sql.db
-      .prepare(
-        "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL ORDER BY name",
-      )
-      .pluck()
-      .all() as string[];
-    return ["uid", ...names];
+    return ["uid", ...namedEventIndexes(sql).map((index) => index.name)];
   } finally {
     sql.close();
   }
 }
 
-/** Takes `leftOut` out of the (empty) events table of `sql`'s database. */
-export function leaveOut(sql: SqliteConnection, leftOut: LeftOut): void {
+/**
+ * Takes `leftOut` out of the (empty) events table of `sql`'s database. Returns whether the table
+ * still refuses a UID twice (its UID key kept).
+ */
+export function leaveOut(sql: SqliteConnection, leftOut: LeftOut): boolean {
   const { db } = sql;
-  const indexes = db
-    .prepare(
-      "SELECT name, sql FROM sqlite_master WHERE type = 'index' AND tbl_name = 'events' AND sql IS NOT NULL",
-    )
-    .all() as { name: string; sql: string }[];
+  const indexes = namedEventIndexes(sql);
   if (leftOut !== "uid" && leftOut !== "all") {
     if (!indexes.some((i) => i.name === leftOut)) throw new Error(`the events table has no index ${leftOut}`);
     db.exec(`DROP INDEX ${leftOut}`);
-    return;
+    return true;
   }
   // The key's index goes with the key: the table is made again without it (it is empty), with its
   // other indexes ("uid") or none ("all").
@@ -128,6 +130,7 @@ export function leaveOut(sql: SqliteConnection, leftOut: LeftOut): void {
   db.exec("DROP TABLE events");
   db.exec(keyless);
   if (leftOut === "uid") for (const index of indexes) db.exec(index.sql);
+  return false;
 }
 
 /** `rawSqliteEventRate`'s inserts, timed; without `leftOut` (see `LeftOut`), if given. */
@@ -139,8 +142,7 @@ export async function rawSqliteEventInserts(
   const dir = await mkdtemp(join(tmpdir(), "cardsim-bench-raw-"));
   const sql = new SqliteConnection(join(dir, "hub.db"), { checkpointer: checkpoints === "background" });
   try {
-    if (leftOut !== undefined) leaveOut(sql, leftOut);
-    const keyed = leftOut !== "uid" && leftOut !== "all";
+    const keyed = leftOut === undefined || leaveOut(sql, leftOut);
     const insert = sql.db.prepare(
       `INSERT INTO events (${EVENT_COLUMNS.join(", ")})
        VALUES (${EVENT_COLUMNS.map(() => "?").join(", ")})${keyed ? " ON CONFLICT (uid) DO NOTHING" : ""}`,
